@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# test.sh is "make test": vet, formatting, the unit tests and a short run of
+# every fuzz target.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+echo "test: go vet" >&2
+go vet ./...
+echo "test: gofmt" >&2
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:" >&2; echo "$unformatted" >&2; exit 1
+fi
+echo "test: go test" >&2
+go test -count=1 ./...
+echo "test: fuzz" >&2
+scripts/fuzz.sh
