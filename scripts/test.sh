@@ -12,5 +12,7 @@ if [ -n "$unformatted" ]; then
 fi
 echo "test: go test" >&2
 go test -count=1 ./...
+echo "test: the browser's packages under js/wasm (node)" >&2
+scripts/test-wasm.sh
 echo "test: fuzz" >&2
 scripts/fuzz.sh

@@ -1,4 +1,20 @@
-// Package bert runs the forward pass of BERT-family encoders in pure Go.
+// Package bert runs the forward pass of BERT-family encoders in pure Go,
+// in float32: embeddings (word + position + token type), then per layer
+// self-attention with a residual LayerNorm and a GELU (erf) feed-forward
+// block with a residual LayerNorm.
+//
+// The tokens of all sequences in a batch are packed into one matrix with no
+// padding: the linear layers run on every token at once, and attention runs
+// per sequence and head over that sequence's own tokens (what a padding
+// mask computes, without the wasted work). A sequence's result does not
+// depend on the rest of its batch.
+//
+// Matrix products run on one of two kernels, chosen by build: an AVX
+// assembly kernel (4×16 tiles) on amd64, and a portable register-blocked
+// 4×4 kernel in plain Go everywhere else, js/wasm included (no SIMD or
+// assembly there). Both sum every element in the same order without fused
+// multiply-adds, and are tested to give the same bits. Work is split over
+// goroutines by rows and by (sequence, head) (Model.SetThreads).
 package bert
 
 import (

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/retrieval"
+)
+
+func init() {
+	register(&command{
+		name:    "encode",
+		summary: "embed texts with a model and write the vectors as a float32 .npy matrix",
+		run:     runEncode,
+	})
+}
+
+const encodeUsage = `-model NAME|DIR -in FILE -out FILE.npy [flags]
+
+Input: a .jsonl file (one object per line with "text" and optional "title",
+embedded as title + " " + text; blank lines are skipped) or, for any other
+extension, plain text with one text per line (an empty line is an empty
+text, embedded as [CLS] [SEP]). Output: an (n, dim) '<f4' .npy matrix, row i
+the L2-normalised embedding of input i. Texts longer than -max-len ids are
+truncated; their number is reported.`
+
+func runEncode(env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "encode", encodeUsage)
+	modelFlag := fs.String("model", "minilm", "installed model `name` or model directory")
+	models := modelsDirFlag(fs)
+	in := fs.String("in", "", "input `file` (.jsonl or plain lines; - for stdin as plain lines)")
+	out := fs.String("out", "", "output .npy `file`")
+	engine := fs.String("engine", "auto", "encoder engine: auto or go (auto picks go, the only engine in this build)")
+	pool := fs.String("pool", "", "pooling: mean or cls (default: the model's, else mean)")
+	batch := fs.Int("batch", 32, "sequences per forward pass")
+	maxLen := fs.Int("max-len", 0, "truncate texts to this many ids, [CLS] and [SEP] included (default: the tokenizer's)")
+	threads := fs.Int("threads", 0, "goroutines per forward pass (default: GOMAXPROCS)")
+	quiet := fs.Bool("q", false, "no progress output")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageErrorf("unexpected argument %q", fs.Arg(0))
+	case *in == "":
+		return usageErrorf("-in is required")
+	case *out == "":
+		return usageErrorf("-out is required")
+	case *batch < 1:
+		return usageErrorf("-batch must be at least 1, got %d", *batch)
+	case *maxLen < 0:
+		return usageErrorf("-max-len must not be negative, got %d", *maxLen)
+	case *threads < 0:
+		return usageErrorf("-threads must not be negative, got %d", *threads)
+	}
+	switch *engine {
+	case "auto", "go":
+	default:
+		return usageErrorf("-engine %q is not available (available: auto, go)", *engine)
+	}
+	var pooling encoder.Pooling
+	if *pool != "" {
+		p, err := encoder.ParsePooling(*pool)
+		if err != nil {
+			return usageErrorf("-pool: %v", err)
+		}
+		pooling = p
+	}
+	dir, err := resolveModel(*modelFlag, *models)
+	if err != nil {
+		return err
+	}
+	texts, err := readTexts(env, *in)
+	if err != nil {
+		return err
+	}
+
+	var bar *itemProgress
+	if !*quiet {
+		bar = &itemProgress{w: env.stderr, start: time.Now()}
+	}
+	opts := encoder.Options{Pooling: pooling, MaxLength: *maxLen, Threads: *threads, BatchSize: *batch}
+	if bar != nil {
+		opts.Progress = bar.update
+	}
+	enc, err := encoder.Load(dir, opts)
+	if err != nil {
+		return err
+	}
+	threadsUsed := 0
+	if b, ok := enc.Embedder().(*encoder.BERT); ok {
+		threadsUsed = b.Model.Threads()
+	}
+	fmt.Fprintf(env.stderr, "engine: go (pure-Go BERT forward pass, %s kernel, %d threads); model %s; %d texts; max length %d\n",
+		bert.Kernel(), threadsUsed, dir, len(texts), enc.MaxLength())
+	start := time.Now()
+	vecs, truncated, err := enc.Encode(texts)
+	if bar != nil {
+		bar.finish()
+	}
+	if err != nil {
+		return err
+	}
+	m := retrieval.NewMatrix(len(vecs), enc.Dim())
+	for i, v := range vecs {
+		copy(m.Row(i), v)
+	}
+	if err := retrieval.WriteNPYFile(*out, m, retrieval.Float32); err != nil {
+		return err
+	}
+	el := time.Since(start).Seconds()
+	fmt.Fprintf(env.stderr, "encoded %d texts in %.1fs (%.1f texts/s); %d truncated to %d ids; wrote %s (%d x %d float32)\n",
+		len(texts), el, float64(len(texts))/max(el, 1e-9), truncated, enc.MaxLength(), *out, m.Rows, m.Dim)
+	return nil
+}
+
+// resolveModel returns the directory of an installed model name, or name
+// itself when it is a directory.
+func resolveModel(name, modelsDir string) (string, error) {
+	if strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+		if _, err := os.Stat(filepath.Join(name, "config.json")); err != nil {
+			return "", fmt.Errorf("-model %s: not a model directory: %w", name, err)
+		}
+		return name, nil
+	}
+	dir := filepath.Join(modelsDir, name)
+	if _, err := os.Stat(filepath.Join(dir, "config.json")); err != nil {
+		return "", fmt.Errorf("model %q is not installed in %s; run \"dreval model get %s\" (or pass a model directory)", name, modelsDir, name)
+	}
+	return dir, nil
+}
+
+// readTexts reads the -in file: JSON lines with title/text, or plain lines.
+func readTexts(env *cliEnv, path string) ([]string, error) {
+	var r io.Reader
+	if path == "-" {
+		r = env.stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	if strings.HasSuffix(path, ".jsonl") {
+		return readJSONLTexts(r, path)
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 64<<20)
+	var texts []string
+	for sc.Scan() {
+		texts = append(texts, strings.TrimSuffix(sc.Text(), "\r"))
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: line %d: %w", path, len(texts)+1, err)
+	}
+	return texts, nil
+}
+
+func readJSONLTexts(r io.Reader, path string) ([]string, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 64<<20)
+	var texts []string
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(strings.TrimSpace(string(b))) == 0 {
+			continue
+		}
+		var rec struct {
+			Title *string `json:"title"`
+			Text  *string `json:"text"`
+		}
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
+		}
+		if rec.Text == nil && rec.Title == nil {
+			return nil, fmt.Errorf("%s: line %d: the object has neither \"text\" nor \"title\"", path, line)
+		}
+		var parts []string
+		if rec.Title != nil && *rec.Title != "" {
+			parts = append(parts, *rec.Title)
+		}
+		if rec.Text != nil && *rec.Text != "" {
+			parts = append(parts, *rec.Text)
+		}
+		texts = append(texts, strings.Join(parts, " "))
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: line %d: %w", path, line+1, err)
+	}
+	if len(texts) == 0 {
+		return nil, errors.New(path + ": no records")
+	}
+	return texts, nil
+}
+
+// itemProgress draws an encoding progress line (items, items/s, ETA) on w
+// when the job runs longer than a second, at most a few times a second.
+type itemProgress struct {
+	w           io.Writer
+	start, last time.Time
+	done, total int
+	drawn       bool
+}
+
+func (p *itemProgress) update(done, total int) {
+	p.done, p.total = done, total
+	now := time.Now()
+	if now.Sub(p.start) < time.Second || now.Sub(p.last) < 250*time.Millisecond {
+		return
+	}
+	p.last = now
+	p.draw()
+}
+
+func (p *itemProgress) draw() {
+	el := time.Since(p.start).Seconds()
+	rate := float64(p.done) / max(el, 1e-9)
+	line := fmt.Sprintf("encoding: %d/%d (%3.0f%%), %.1f items/s", p.done, p.total, 100*float64(p.done)/float64(max(p.total, 1)), rate)
+	if rate > 0 && p.done < p.total {
+		line += fmt.Sprintf(", ETA %s", time.Duration(float64(p.total-p.done)/rate*float64(time.Second)).Round(time.Second))
+	}
+	fmt.Fprintf(p.w, "\r%-70s", line)
+	p.drawn = true
+}
+
+func (p *itemProgress) finish() {
+	if p.drawn {
+		p.draw()
+		fmt.Fprintln(p.w)
+	}
+}

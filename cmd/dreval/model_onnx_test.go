@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dreval/dreval/encoder/onnx"
+	"github.com/dreval/dreval/encoder/safetensors"
+	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/internal/sharedtest"
+)
+
+// runExportONNX runs "dreval model export-onnx args..." in-process.
+func runExportONNX(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := &cliEnv{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	err = modelExportONNX.run(env, subFlagSet(env, modelExportONNX), args)
+	return out.String(), errb.String(), err
+}
+
+// tinyModelDir writes a two-layer BERT model directory (config.json and
+// F16 safetensors with random weights).
+func tinyModelDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := map[string]any{
+		"vocab_size": 30, "hidden_size": 8, "num_hidden_layers": 2, "num_attention_heads": 2,
+		"intermediate_size": 16, "hidden_act": "gelu", "max_position_embeddings": 12,
+		"type_vocab_size": 2, "layer_norm_eps": 1e-12, "model_type": "bert",
+	}
+	b, _ := json.Marshal(cfg)
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	set := tensor.Set{}
+	add := func(name string, shape ...int) {
+		tt := tensor.New(shape...)
+		for i := range tt.Data {
+			tt.Data[i] = float32(rng.NormFloat64() * 0.1)
+		}
+		set[name] = tt
+	}
+	add("embeddings.word_embeddings.weight", 30, 8)
+	add("embeddings.position_embeddings.weight", 12, 8)
+	add("embeddings.token_type_embeddings.weight", 2, 8)
+	add("embeddings.LayerNorm.weight", 8)
+	add("embeddings.LayerNorm.bias", 8)
+	for l := 0; l < 2; l++ {
+		p := "encoder.layer." + string(rune('0'+l)) + "."
+		for _, m := range []string{"attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"} {
+			add(p+m+".weight", 8, 8)
+			add(p+m+".bias", 8)
+		}
+		add(p+"intermediate.dense.weight", 16, 8)
+		add(p+"intermediate.dense.bias", 16)
+		add(p+"output.dense.weight", 8, 16)
+		add(p+"output.dense.bias", 8)
+		for _, m := range []string{"attention.output.LayerNorm", "output.LayerNorm"} {
+			add(p+m+".weight", 8)
+			add(p+m+".bias", 8)
+		}
+	}
+	f, err := os.Create(filepath.Join(dir, "model.fp16.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := safetensors.Write(f, set, safetensors.F16, nil); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestModelExportONNX(t *testing.T) {
+	dir := tinyModelDir(t)
+	for _, opset := range []string{"14", "17"} {
+		out := filepath.Join(t.TempDir(), "model.onnx")
+		stdout, stderr, err := runExportONNX(t, "-model", dir, "-out", out, "-opset", opset)
+		if err != nil {
+			t.Fatalf("opset %s: %v (stderr %q)", opset, err, stderr)
+		}
+		if !strings.Contains(stdout, "opset "+opset+", 2 layers, hidden 8, 2 heads); read back: 37 tensors identical") {
+			t.Errorf("stdout %q", stdout)
+		}
+		set, info, err := onnx.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := strconv.Atoi(opset); len(set) != 37 || info.Opset != int64(n) {
+			t.Errorf("read %d tensors, info %+v", len(set), info)
+		}
+	}
+}
+
+func TestModelExportONNXDefaultOut(t *testing.T) {
+	dir := tinyModelDir(t)
+	if _, _, err := runExportONNX(t, "-model", dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := onnx.ReadFile(filepath.Join(dir, "model.onnx")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestModelExportONNXErrors(t *testing.T) {
+	dir := tinyModelDir(t)
+	out := filepath.Join(t.TempDir(), "m.onnx")
+	for _, c := range []struct {
+		args  []string
+		usage bool
+		want  string
+	}{
+		{[]string{"-out", out}, true, "-model is required"},
+		{[]string{"-model", dir, "-out", out, "-opset", "13"}, true, "-opset 13 is not supported (use 14 to 21)"},
+		{[]string{"-model", dir, "-out", out, "extra"}, true, "unexpected arguments"},
+		{[]string{"-model", "nosuchmodel", "-models", t.TempDir(), "-out", out}, false, "nosuchmodel a model directory?"},
+		{[]string{"-model", t.TempDir(), "-out", out}, false, "a model directory?"},
+	} {
+		_, _, err := runExportONNX(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want one containing %q", c.args, err, c.want)
+			continue
+		}
+		if isUsage := strings.HasPrefix(err.Error(), errUsage.Error()); isUsage != c.usage {
+			t.Errorf("%v: usage error = %v, want %v", c.args, isUsage, c.usage)
+		}
+	}
+
+	// A directory with config.json but no weights.
+	empty := t.TempDir()
+	cfg, _ := os.ReadFile(filepath.Join(dir, "config.json"))
+	os.WriteFile(filepath.Join(empty, "config.json"), cfg, 0o644)
+	if _, _, err := runExportONNX(t, "-model", empty, "-out", out); err == nil || !strings.Contains(err.Error(), "holds no safetensors weights") {
+		t.Errorf("error %v", err)
+	}
+}
+
+// TestModelExportONNXMiniLM exports the installed all-MiniLM-L6-v2 by name.
+func TestModelExportONNXMiniLM(t *testing.T) {
+	models := filepath.Dir(sharedtest.ModelDir(t, "minilm"))
+	out := filepath.Join(t.TempDir(), "minilm.onnx")
+	stdout, _, err := runExportONNX(t, "-models", models, "-model", "minilm", "-out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "opset 14, 6 layers, hidden 384, 12 heads); read back: 103 tensors identical to model.fp16.safetensors") {
+		t.Errorf("stdout %q", stdout)
+	}
+}

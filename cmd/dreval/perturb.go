@@ -1,0 +1,285 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/perturb"
+)
+
+func init() {
+	register(&command{
+		name:    "perturb",
+		summary: "perturb queries as the robustness study does and show the damage",
+		run:     runPerturb,
+	})
+}
+
+const perturbUsage = `-tokenizer PATH [-mode MODE] [-rate R] [-seed S] [-oov POLICY] [-protect-special] [-pairs K] [-json] [-in FILE]
+
+Reads queries, one per line, from -in or stdin, perturbs each and prints the
+original decoded tokens ([CLS]/[SEP] shown) beside the perturbed ones and the
+number of tokens changed: the paper's Table 1. With -json it prints one object
+per query: {"id","text","ids","perturbed_ids","decoded","perturbed_decoded",
+"changed","considered","fraction"} (and "perturbed_text" for text modes).
+
+Each query's random draws depend only on (mode, rate, seed, query id). The
+query id is the line number (1-based, blank lines counted) for plain text;
+when the first non-blank line is a JSON object the input is read as JSON lines
+with "_id" and "text" (BEIR queries.jsonl) and "_id" is the query id.
+
+Modes: idshift (the paper's Algorithm 1: id t -> t+d, d uniform on 0..9, at
+rate R per position, special tokens included unless -protect-special),
+idrandom (a uniformly random other id), typo, charswap, charinsert,
+chardelete, worddrop (text noise before tokenization), vocabswap (a poisoned
+tokenizer with -pairs K swapped vocabulary pairs, or R of the vocabulary
+displaced; -save-poisoned writes it as tokenizer.json).`
+
+func runPerturb(env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "perturb", perturbUsage)
+	tokPath := fs.String("tokenizer", "", "tokenizer.json, vocab.txt or a model directory (required)")
+	mode := fs.String("mode", string(perturb.IDShift), "perturbation mode")
+	rate := fs.Float64("rate", perturb.DefaultRate, "perturbation rate in [0, 1]")
+	seed := fs.Uint64("seed", 1, "random seed")
+	oov := fs.String("oov", string(perturb.Redraw), "idshift ids beyond the vocabulary: redraw, clamp, wrap or error")
+	protect := fs.Bool("protect-special", false, "leave special tokens ([CLS], [SEP]) alone")
+	pairs := fs.Int("pairs", 0, "vocabswap: number of vocabulary pairs to swap (0: derive from -rate)")
+	asJSON := fs.Bool("json", false, "print JSON lines")
+	in := fs.String("in", "", "read queries from this file instead of stdin")
+	fingerprint := fs.String("fingerprint", "", "refuse a tokenizer whose fingerprint differs from this recorded one")
+	savePoisoned := fs.String("save-poisoned", "", "vocabswap: write the poisoned tokenizer.json here")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *tokPath == "" {
+		return usageErrorf("-tokenizer is required (for example ~/.cache/dreval/models/minilm/tokenizer.json)")
+	}
+	m, err := perturb.ParseMode(*mode)
+	if err != nil {
+		return usageErrorf("-mode: %v", err)
+	}
+	policy, err := perturb.ParseOOV(*oov)
+	if err != nil {
+		return usageErrorf("-oov: %v", err)
+	}
+	c := perturb.Config{Mode: m, Rate: *rate, Seed: *seed, OOV: policy, ProtectSpecial: *protect, SwapPairs: *pairs}
+	if err := c.Validate(); err != nil {
+		return usageErrorf("%v", err)
+	}
+	if *savePoisoned != "" && m != perturb.VocabSwap {
+		return usageErrorf("-save-poisoned needs -mode %s", perturb.VocabSwap)
+	}
+
+	tok, err := tokenizer.Load(*tokPath)
+	if err != nil {
+		return err
+	}
+	if *fingerprint != "" {
+		if err := perturb.VerifyFingerprint(*fingerprint, tok); err != nil {
+			return fmt.Errorf("%s: %w", *tokPath, err)
+		}
+	}
+	p := &perturb.Perturber{Config: c, Vocab: tok, Encode: func(s string) []int32 { return tok.Encode(s).IDs }}
+	if m == perturb.VocabSwap {
+		bad, swapped, err := perturb.Poison(c, tok)
+		if err != nil {
+			return err
+		}
+		p.PoisonedEncode = func(s string) []int32 { return bad.Encode(s).IDs }
+		fmt.Fprintf(env.stderr, "dreval perturb: %d vocabulary pairs swapped; tokenizer fingerprint %s, poisoned %s\n", len(swapped), tok.Fingerprint(), bad.Fingerprint())
+		if *savePoisoned != "" {
+			if err := saveTokenizer(bad, *savePoisoned); err != nil {
+				return err
+			}
+		}
+	}
+
+	r := env.stdin
+	name := "stdin"
+	if *in != "" {
+		f, err := os.Open(*in)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r, name = f, *in
+	}
+	queries, err := readQueries(r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+
+	w := bufio.NewWriter(env.stdout)
+	if !*asJSON {
+		fmt.Fprintf(w, "# %s; tokenizer %s (fingerprint %s)\n", c, *tokPath, tok.Fingerprint())
+	}
+	changed, considered := 0, 0
+	for _, q := range queries {
+		res, err := p.Apply(q.ID, q.Text)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", name, q.Line, err)
+		}
+		changed += res.Changed
+		considered += res.Considered
+		if *asJSON {
+			if err := writePerturbJSON(w, res); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(w, "query %s: changed %d of %d tokens (%.1f%%)\n", res.QueryID, res.Changed, res.Considered, 100*res.Fraction)
+		if m.IsText() {
+			fmt.Fprintf(w, "  text:      %s\n  noisy:     %s\n", res.Text, res.PerturbedText)
+		}
+		fmt.Fprintf(w, "  original:  %s\n  perturbed: %s\n", res.Decoded, res.PerturbedDecoded)
+	}
+	if !*asJSON {
+		frac := 0.0
+		if considered > 0 {
+			frac = float64(changed) / float64(considered)
+		}
+		fmt.Fprintf(w, "# %d queries: changed %d of %d tokens (%.2f%%)\n", len(queries), changed, considered, 100*frac)
+	}
+	return w.Flush()
+}
+
+// perturbJSON is one line of "dreval perturb -json".
+type perturbJSON struct {
+	ID               string  `json:"id"`
+	Text             string  `json:"text"`
+	PerturbedText    *string `json:"perturbed_text,omitempty"`
+	IDs              []int32 `json:"ids"`
+	PerturbedIDs     []int32 `json:"perturbed_ids"`
+	Decoded          string  `json:"decoded"`
+	PerturbedDecoded string  `json:"perturbed_decoded"`
+	Changed          int     `json:"changed"`
+	Considered       int     `json:"considered"`
+	Fraction         float64 `json:"fraction"`
+}
+
+func writePerturbJSON(w io.Writer, res perturb.Result) error {
+	o := perturbJSON{
+		ID: res.QueryID, Text: res.Text, IDs: res.IDs, PerturbedIDs: res.PerturbedIDs,
+		Decoded: res.Decoded, PerturbedDecoded: res.PerturbedDecoded,
+		Changed: res.Changed, Considered: res.Considered, Fraction: res.Fraction,
+	}
+	if o.IDs == nil {
+		o.IDs = []int32{}
+	}
+	if o.PerturbedIDs == nil {
+		o.PerturbedIDs = []int32{}
+	}
+	if res.Mode.IsText() {
+		o.PerturbedText = &res.PerturbedText
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(o)
+}
+
+func saveTokenizer(t *tokenizer.Tokenizer, path string) error {
+	var buf bytes.Buffer
+	if err := t.Save(&buf); err != nil {
+		return fmt.Errorf("writing the poisoned tokenizer: %w", err)
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// inputQuery is one query read by readQueries.
+type inputQuery struct {
+	ID   string
+	Text string
+	Line int
+}
+
+// maxQueryLine bounds one input line.
+const maxQueryLine = 16 << 20
+
+// readQueries reads plain-text queries (one per line, id = line number,
+// blank lines included) or, when the first non-blank line starts with "{",
+// JSON lines with "_id" and "text" (blank lines skipped; _id a string or a
+// number; duplicates refused).
+func readQueries(r io.Reader) ([]inputQuery, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxQueryLine)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, strings.TrimSuffix(sc.Text(), "\r"))
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("line %d is longer than %d bytes", len(lines)+1, maxQueryLine)
+		}
+		return nil, err
+	}
+	isJSON := false
+	for _, l := range lines {
+		if t := strings.TrimSpace(l); t != "" {
+			isJSON = strings.HasPrefix(t, "{")
+			break
+		}
+	}
+	qs := make([]inputQuery, 0, len(lines))
+	if !isJSON {
+		for i, l := range lines {
+			qs = append(qs, inputQuery{ID: strconv.Itoa(i + 1), Text: l, Line: i + 1})
+		}
+		return qs, nil
+	}
+	seen := map[string]int{}
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		var rec struct {
+			ID   json.RawMessage `json:"_id"`
+			Text *string         `json:"text"`
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			return nil, fmt.Errorf("line %d: %v (the first line is JSON, so every line must be a JSON object with \"_id\" and \"text\")", i+1, err)
+		}
+		id, err := jsonID(rec.ID)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %v", i+1, err)
+		}
+		if rec.Text == nil {
+			return nil, fmt.Errorf("line %d: query %q has no \"text\" string", i+1, id)
+		}
+		if first, dup := seen[id]; dup {
+			return nil, fmt.Errorf("line %d: duplicate _id %q (first on line %d)", i+1, id, first)
+		}
+		seen[id] = i + 1
+		qs = append(qs, inputQuery{ID: id, Text: *rec.Text, Line: i + 1})
+	}
+	return qs, nil
+}
+
+// jsonID reads a BEIR "_id": a string or a number (kept as written).
+func jsonID(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", errors.New(`missing "_id"`)
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		if s == "" {
+			return "", errors.New(`empty "_id"`)
+		}
+		return s, nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err == nil {
+		return n.String(), nil
+	}
+	return "", fmt.Errorf(`"_id" is %s, want a string or a number`, raw)
+}

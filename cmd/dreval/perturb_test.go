@@ -1,0 +1,270 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/dreval/dreval/internal/sharedtest"
+)
+
+// tinyVocab writes a small BERT vocab.txt that covers the paper's example
+// queries, and single letters so that noisy text still tokenizes.
+func tinyVocab(t *testing.T) string {
+	t.Helper()
+	words := []string{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]",
+		"what", "is", "the", "##rade", "##rm", "used", "for", "difference", "between",
+		"mc", "##dou", "##ble", "and", "double", "cheese", "##burg", "##er"}
+	for c := 'a'; c <= 'z'; c++ {
+		words = append(words, string(c), "##"+string(c))
+	}
+	p := filepath.Join(t.TempDir(), "vocab.txt")
+	if err := os.WriteFile(p, []byte(strings.Join(words, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+type perturbLine struct {
+	ID               string  `json:"id"`
+	Text             string  `json:"text"`
+	PerturbedText    *string `json:"perturbed_text"`
+	IDs              []int32 `json:"ids"`
+	PerturbedIDs     []int32 `json:"perturbed_ids"`
+	Decoded          string  `json:"decoded"`
+	PerturbedDecoded string  `json:"perturbed_decoded"`
+	Changed          int     `json:"changed"`
+	Considered       int     `json:"considered"`
+	Fraction         float64 `json:"fraction"`
+}
+
+func decodeLines(t *testing.T, out string) []perturbLine {
+	t.Helper()
+	var res []perturbLine
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var p perturbLine
+		if err := json.Unmarshal([]byte(l), &p); err != nil {
+			t.Fatalf("%v in %q", err, l)
+		}
+		res = append(res, p)
+	}
+	return res
+}
+
+func TestPerturbFlagErrors(t *testing.T) {
+	vocab := tinyVocab(t)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "-tokenizer is required"},
+		{[]string{"-tokenizer", vocab, "-rate", "2"}, "rate 2 is outside [0, 1]"},
+		{[]string{"-tokenizer", vocab, "-rate", "NaN"}, "rate is NaN"},
+		{[]string{"-tokenizer", vocab, "-mode", "idshuffle"}, `unknown perturbation mode "idshuffle" (accepted: idshift, idrandom, typo`},
+		{[]string{"-tokenizer", vocab, "-oov", "modulo"}, `"modulo" (accepted: redraw, clamp, wrap, error)`},
+		{[]string{"-tokenizer", vocab, "-pairs", "3"}, "swap pairs (3) apply only to mode vocabswap"},
+		{[]string{"-tokenizer", vocab, "-save-poisoned", "x.json"}, "-save-poisoned needs -mode vocabswap"},
+		{[]string{"-tokenizer", vocab, "extra"}, `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		code, _, errOut := runCLI(t, "", append([]string{"perturb"}, tt.args...)...)
+		if code != 2 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("perturb %v: exit %d, stderr %q; want 2 and %q", tt.args, code, errOut, tt.want)
+		}
+	}
+	code, _, errOut := runCLI(t, "", "perturb", "-tokenizer", filepath.Join(t.TempDir(), "none.json"))
+	if code != 1 || !strings.Contains(errOut, "none.json") {
+		t.Errorf("missing tokenizer: exit %d, %q", code, errOut)
+	}
+}
+
+func TestPerturbTableAndJSON(t *testing.T) {
+	vocab := tinyVocab(t)
+	in := "what is theraderm used for\ndifference between a mcdouble and a double cheeseburger\n"
+	code, out, errOut := runCLI(t, in, "perturb", "-tokenizer", vocab, "-rate", "0.5", "-seed", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"# idshift rate=0.5 seed=3 oov=redraw; tokenizer " + vocab,
+		"query 1: changed ",
+		"  original:  [CLS] what is theraderm used for [SEP]\n  perturbed: ",
+		"query 2: changed ",
+		"  original:  [CLS] difference between a mcdouble and a double cheeseburger [SEP]",
+		"# 2 queries: changed ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = runCLI(t, in, "perturb", "-tokenizer", vocab, "-rate", "0.5", "-seed", "3", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := decodeLines(t, out)
+	if len(lines) != 2 || lines[0].ID != "1" || lines[1].ID != "2" || lines[0].Text != "what is theraderm used for" {
+		t.Fatalf("json lines %+v", lines)
+	}
+	for _, l := range lines {
+		n := 0
+		for i := range l.IDs {
+			if d := l.PerturbedIDs[i] - l.IDs[i]; d != 0 {
+				n++
+			}
+		}
+		if n != l.Changed || l.Changed == 0 || l.PerturbedText != nil {
+			t.Errorf("query %s: changed %d, counted %d, perturbed_text %v", l.ID, l.Changed, n, l.PerturbedText)
+		}
+		if !strings.HasPrefix(l.Decoded, "[CLS] ") {
+			t.Errorf("decoded %q", l.Decoded)
+		}
+	}
+	// The table shows the same perturbed decoding as the JSON.
+	code, table, _ := runCLI(t, in, "perturb", "-tokenizer", vocab, "-rate", "0.5", "-seed", "3")
+	if code != 0 || !strings.Contains(table, "  perturbed: "+lines[1].PerturbedDecoded+"\n") {
+		t.Errorf("table and JSON disagree on %q:\n%s", lines[1].PerturbedDecoded, table)
+	}
+}
+
+// TestPerturbQueryIDs: the line number is the query id for plain text, and
+// a BEIR "_id" replaces it, so the same (text, id) gives the same ids.
+func TestPerturbQueryIDs(t *testing.T) {
+	vocab := tinyVocab(t)
+	text := "difference between a mcdouble and a double cheeseburger"
+	args := []string{"perturb", "-tokenizer", vocab, "-mode", "idrandom", "-rate", "0.5", "-json"}
+	_, plain, _ := runCLI(t, text+"\n"+text+"\n", args...)
+	p := decodeLines(t, plain)
+	if len(p) != 2 || equal32(p[0].PerturbedIDs, p[1].PerturbedIDs) {
+		t.Fatalf("lines 1 and 2 (same text) were perturbed alike: %+v", p)
+	}
+	_, beir, errOut := runCLI(t, `{"_id": "2", "text": "`+text+`", "metadata": {}}`+"\n\n"+`{"_id": 1, "text": "`+text+`"}`+"\n", args...)
+	b := decodeLines(t, beir)
+	if len(b) != 2 || b[0].ID != "2" || b[1].ID != "1" {
+		t.Fatalf("BEIR ids: %+v (%s)", b, errOut)
+	}
+	if !equal32(b[0].PerturbedIDs, p[1].PerturbedIDs) || !equal32(b[1].PerturbedIDs, p[0].PerturbedIDs) {
+		t.Errorf("_id 2 and line 2 differ: %v vs %v", b[0].PerturbedIDs, p[1].PerturbedIDs)
+	}
+	// A text mode reports the noisy text.
+	_, typo, _ := runCLI(t, text+"\n", "perturb", "-tokenizer", vocab, "-mode", "typo", "-rate", "0.3", "-json")
+	tl := decodeLines(t, typo)
+	if tl[0].PerturbedText == nil || *tl[0].PerturbedText == text || tl[0].Changed == 0 {
+		t.Errorf("typo line %+v", tl[0])
+	}
+}
+
+func TestReadQueries(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    []inputQuery
+		wantErr string
+	}{
+		{"a\n\nb\r\n", []inputQuery{{"1", "a", 1}, {"2", "", 2}, {"3", "b", 3}}, ""},
+		{"", []inputQuery{}, ""},
+		{"\n{\"_id\":\"q1\",\"text\":\"x\"}\n\n{\"_id\":7,\"text\":\"\"}\n", []inputQuery{{"q1", "x", 2}, {"7", "", 4}}, ""},
+		{"{\"_id\":\"q1\",\"text\":\"x\"}\nplain\n", nil, "line 2: invalid character"},
+		{"{\"_id\":\"q1\"}\n", nil, `line 1: query "q1" has no "text" string`},
+		{"{\"text\":\"x\"}\n", nil, `line 1: missing "_id"`},
+		{"{\"_id\":\"\",\"text\":\"x\"}\n", nil, `line 1: empty "_id"`},
+		{"{\"_id\":[1],\"text\":\"x\"}\n", nil, `"_id" is [1], want a string or a number`},
+		{"{\"_id\":\"a\",\"text\":\"x\"}\n{\"_id\":\"a\",\"text\":\"y\"}\n", nil, `line 2: duplicate _id "a" (first on line 1)`},
+	}
+	for _, tt := range tests {
+		got, err := readQueries(strings.NewReader(tt.in))
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("readQueries(%q) error %v, want %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("readQueries(%q): %v", tt.in, err)
+			continue
+		}
+		if len(got) != len(tt.want) {
+			t.Errorf("readQueries(%q) = %+v, want %+v", tt.in, got, tt.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tt.want[i] {
+				t.Errorf("readQueries(%q)[%d] = %+v, want %+v", tt.in, i, got[i], tt.want[i])
+			}
+		}
+	}
+}
+
+func FuzzReadQueries(f *testing.F) {
+	f.Add("a\nb\n")
+	f.Add("{\"_id\":\"q1\",\"text\":\"x\"}\n{\"_id\":2,\"text\":\"y\"}")
+	f.Add("{\"_id\":1e400,\"text\":\"x\"}")
+	f.Fuzz(func(t *testing.T, in string) {
+		qs, err := readQueries(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, q := range qs {
+			if q.ID == "" || seen[q.ID] || q.Line < 1 {
+				t.Fatalf("query %+v (ids must be non-empty and unique)", q)
+			}
+			seen[q.ID] = true
+		}
+	})
+}
+
+// TestPerturbMiniLM runs the paper's examples through the real tokenizer and
+// the poisoning defence end to end.
+func TestPerturbMiniLM(t *testing.T) {
+	tok := filepath.Join(sharedtest.ModelDir(t, "minilm"), "tokenizer.json")
+	in := "difference between a mcdouble and a double cheeseburger\nwhat is theraderm used for\n"
+	code, out, errOut := runCLI(t, in, "perturb", "-tokenizer", tok, "-rate", "0.2", "-seed", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"original:  [CLS] difference between a mcdouble and a double cheeseburger [SEP]",
+		"original:  [CLS] what is theraderm used for [SEP]",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	t.Log("\n" + out)
+
+	// Poison, save the tampered tokenizer, and have the recorded fingerprint
+	// catch it.
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "poisoned.json")
+	code, _, errOut = runCLI(t, in, "perturb", "-tokenizer", tok, "-mode", "vocabswap", "-pairs", "5000", "-save-poisoned", bad)
+	if code != 0 || !strings.Contains(errOut, "5000 vocabulary pairs swapped") {
+		t.Fatalf("vocabswap: exit %d, %s", code, errOut)
+	}
+	m := regexp.MustCompile(`tokenizer fingerprint ([0-9a-f]{64}), poisoned ([0-9a-f]{64})`).FindStringSubmatch(errOut)
+	if m == nil || m[1] == m[2] {
+		t.Fatalf("fingerprints not reported: %s", errOut)
+	}
+	fp := m[1]
+	code, _, errOut = runCLI(t, in, "perturb", "-tokenizer", tok, "-fingerprint", fp)
+	if code != 0 {
+		t.Errorf("clean tokenizer refused: %s", errOut)
+	}
+	code, _, errOut = runCLI(t, in, "perturb", "-tokenizer", bad, "-fingerprint", fp)
+	if code != 1 || !strings.Contains(errOut, "tokenizer fingerprint mismatch") || !strings.Contains(errOut, "tampered") {
+		t.Errorf("poisoned tokenizer accepted: exit %d, %s", code, errOut)
+	}
+}
+
+func equal32(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,188 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// LoadBEIR loads a collection in the BEIR folder layout from dir:
+// corpus.jsonl, queries.jsonl (or queries.<split>.jsonl) and
+// qrels/<split>.tsv, plus answers.jsonl when present. Every query of the
+// queries file is kept, judged for split or not; Stats and Warnings count
+// the unjudged ones. Duplicate document or query ids and an empty corpus
+// are errors.
+func LoadBEIR(dir, split string) (*Collection, error) {
+	return loadBEIR(os.DirFS(dir), dir, filepath.Base(filepath.Clean(dir)), split, true)
+}
+
+// LoadTopics loads the queries and qrels of a BEIR-layout folder that has
+// no corpus (as for users who bring their own corpus): queries.<split>.jsonl
+// or queries.jsonl, and qrels/<split>.tsv. The collection's Corpus is nil.
+func LoadTopics(dir, split string) (*Collection, error) {
+	return loadBEIR(os.DirFS(dir), dir, filepath.Base(filepath.Clean(dir)), split, false)
+}
+
+// Load loads "demo" (the embedded demo collection; write "./demo" for a
+// folder of that name) or a BEIR-layout directory.
+func Load(pathOrName, split string) (*Collection, error) {
+	if pathOrName == "demo" {
+		return Demo(split)
+	}
+	fi, err := os.Stat(pathOrName)
+	if err != nil {
+		return nil, fmt.Errorf("dataset %q: not a built-in collection (\"demo\") and %w", pathOrName, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("dataset %q is a file; want a directory in the BEIR layout (corpus.jsonl, queries.jsonl, qrels/<split>.tsv) or \"demo\"", pathOrName)
+	}
+	return LoadBEIR(pathOrName, split)
+}
+
+// loadBEIR loads from fsys; where names the folder in error messages.
+func loadBEIR(fsys fs.FS, where, name, split string, withCorpus bool) (*Collection, error) {
+	if split == "" || strings.ContainsAny(split, `/\`) || split == "." || split == ".." {
+		return nil, fmt.Errorf("%s: invalid split %q", where, split)
+	}
+	c := &Collection{Name: name}
+	if withCorpus {
+		corpus, err := readCorpusFile(fsys, where, "corpus.jsonl")
+		if err != nil {
+			return nil, err
+		}
+		c.Corpus = corpus
+	}
+	qname := "queries." + split + ".jsonl"
+	if _, err := fs.Stat(fsys, qname); err != nil {
+		qname = "queries.jsonl"
+	}
+	queries, err := readQueriesFile(fsys, where, qname)
+	if err != nil {
+		return nil, err
+	}
+	c.Queries = queries
+	qrelsName := path.Join("qrels", split+".tsv")
+	err = withFile(fsys, where, qrelsName, func(r io.Reader, name string) error {
+		q, err := readQrelsTSV(r, name)
+		c.Qrels = q
+		return err
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no qrels for split %q (%s); splits here: %s", where, split, qrelsName, splitList(splitsFS(fsys)))
+	}
+	if err != nil {
+		return nil, err
+	}
+	err = withFile(fsys, where, "answers.jsonl", func(r io.Reader, name string) error {
+		a, e, err := readAnswers(r, name)
+		c.Answers, c.ExtractiveAnswers = a, e
+		return err
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	c.warn()
+	return c, nil
+}
+
+// withFile opens name in fsys and calls f with it; the name passed to f
+// (for error messages) is where/name.
+func withFile(fsys fs.FS, where, name string, f func(io.Reader, string) error) error {
+	file, err := fsys.Open(name)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%s: %w", filepath.Join(where, name), err)
+	}
+	defer file.Close()
+	return f(file, filepath.Join(where, name))
+}
+
+func readCorpusFile(fsys fs.FS, where, name string) ([]Doc, error) {
+	var docs []Doc
+	err := withFile(fsys, where, name, func(r io.Reader, name string) error {
+		cr := NewCorpusReader(r, name)
+		seen := map[string]int{}
+		for {
+			d, err := cr.Next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if first, dup := seen[d.ID]; dup {
+				return fmt.Errorf("%s:%d: duplicate doc id %q (first on line %d)", name, cr.Line(), d.ID, first)
+			}
+			seen[d.ID] = cr.Line()
+			docs = append(docs, d)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) == 0 {
+		return nil, fmt.Errorf("%s: the corpus is empty", filepath.Join(where, name))
+	}
+	return docs, nil
+}
+
+func readQueriesFile(fsys fs.FS, where, name string) ([]Query, error) {
+	var queries []Query
+	err := withFile(fsys, where, name, func(r io.Reader, name string) error {
+		qr := NewQueryReader(r, name)
+		seen := map[string]int{}
+		for {
+			q, err := qr.Next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if first, dup := seen[q.ID]; dup {
+				return fmt.Errorf("%s:%d: duplicate query id %q (first on line %d)", name, qr.lr.line, q.ID, first)
+			}
+			seen[q.ID] = qr.lr.line
+			queries = append(queries, q)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(queries) == 0 {
+		return nil, fmt.Errorf("%s: no queries", filepath.Join(where, name))
+	}
+	return queries, nil
+}
+
+// Splits lists the splits of a BEIR-layout directory: the names of its
+// qrels/<split>.tsv files, sorted.
+func Splits(dir string) []string {
+	return splitsFS(os.DirFS(dir))
+}
+
+func splitsFS(fsys fs.FS) []string {
+	m, _ := fs.Glob(fsys, "qrels/*.tsv")
+	var out []string
+	for _, p := range m {
+		out = append(out, strings.TrimSuffix(path.Base(p), ".tsv"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func splitList(s []string) string {
+	if len(s) == 0 {
+		return "(none)"
+	}
+	return strings.Join(s, ", ")
+}

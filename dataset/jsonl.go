@@ -1,0 +1,180 @@
+package dataset
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+)
+
+// CorpusReader reads a BEIR corpus.jsonl one document at a time, so that
+// corpora larger than memory can be streamed. Each non-blank line is a JSON
+// object with a string "_id" (required, non-empty), "text" (required) and
+// "title" (optional); other fields are ignored. It does not check that ids
+// are unique: LoadBEIR does.
+type CorpusReader struct {
+	lr *lineReader
+}
+
+// NewCorpusReader returns a reader of r; name (usually the file name) is
+// used in error messages.
+func NewCorpusReader(r io.Reader, name string) *CorpusReader {
+	return &CorpusReader{lr: newLineReader(r, name)}
+}
+
+// Line returns the number of the line the last document was read from.
+func (r *CorpusReader) Line() int { return r.lr.line }
+
+// Next returns the next document, or io.EOF after the last one.
+func (r *CorpusReader) Next() (Doc, error) {
+	var raw struct {
+		ID    *string `json:"_id"`
+		Title *string `json:"title"`
+		Text  *string `json:"text"`
+	}
+	if err := nextJSON(r.lr, &raw); err != nil {
+		return Doc{}, err
+	}
+	if err := need(r.lr, "_id", raw.ID, true); err != nil {
+		return Doc{}, err
+	}
+	if err := need(r.lr, "text", raw.Text, false); err != nil {
+		return Doc{}, err
+	}
+	d := Doc{ID: *raw.ID, Text: *raw.Text}
+	if raw.Title != nil {
+		d.Title = *raw.Title
+	}
+	return d, nil
+}
+
+// QueryReader reads a BEIR queries.jsonl: one JSON object per non-blank
+// line with a string "_id" (required, non-empty) and "text" (required).
+type QueryReader struct {
+	lr *lineReader
+}
+
+// NewQueryReader returns a reader of r; name is used in error messages.
+func NewQueryReader(r io.Reader, name string) *QueryReader {
+	return &QueryReader{lr: newLineReader(r, name)}
+}
+
+// Next returns the next query, or io.EOF after the last one.
+func (r *QueryReader) Next() (Query, error) {
+	var raw struct {
+		ID   *string `json:"_id"`
+		Text *string `json:"text"`
+	}
+	if err := nextJSON(r.lr, &raw); err != nil {
+		return Query{}, err
+	}
+	if err := need(r.lr, "_id", raw.ID, true); err != nil {
+		return Query{}, err
+	}
+	if err := need(r.lr, "text", raw.Text, false); err != nil {
+		return Query{}, err
+	}
+	return Query{ID: *raw.ID, Text: *raw.Text}, nil
+}
+
+// nextJSON decodes the next non-blank line of lr into v.
+func nextJSON(lr *lineReader, v any) error {
+	for {
+		line, err := lr.next()
+		if err != nil {
+			return err
+		}
+		if blank(line) {
+			continue
+		}
+		if err := json.Unmarshal(line, v); err != nil {
+			return jsonError(lr, err)
+		}
+		return nil
+	}
+}
+
+// jsonError turns a decoding error into one naming the file, line and
+// field.
+func jsonError(lr *lineReader, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field == "" {
+			return lr.errorf("want a JSON object, got %s", te.Value)
+		}
+		return lr.errorf("field %q is a JSON %s, want %s", te.Field, te.Value, jsonKind(te.Type.String()))
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return lr.errorf("invalid JSON at byte %d: %v", se.Offset, err)
+	}
+	return lr.errorf("invalid JSON: %v", err)
+}
+
+func jsonKind(goType string) string {
+	switch goType {
+	case "string", "*string":
+		return "a string"
+	case "[]string", "*[]string":
+		return "a list of strings"
+	}
+	return goType
+}
+
+// need checks that a required string field was present (and, when
+// nonEmpty, not empty).
+func need(lr *lineReader, field string, v *string, nonEmpty bool) error {
+	if v == nil {
+		return lr.errorf("missing %q", field)
+	}
+	if nonEmpty && *v == "" {
+		return lr.errorf("empty %q", field)
+	}
+	return nil
+}
+
+// readAnswers reads an answers.jsonl: one object per line with a string
+// "query-id", a list of strings "answers" and, for DuReader, a list of
+// strings "fake_answers" (extractive answers). A query id may appear once.
+// extractive is nil when no line has "fake_answers".
+func readAnswers(r io.Reader, name string) (answers, extractive map[string][]string, err error) {
+	lr := newLineReader(r, name)
+	answers = map[string][]string{}
+	for {
+		var raw struct {
+			QID         *string   `json:"query-id"`
+			Answers     *[]string `json:"answers"`
+			FakeAnswers *[]string `json:"fake_answers"`
+		}
+		err := nextJSON(lr, &raw)
+		if err == io.EOF {
+			return answers, extractive, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := need(lr, "query-id", raw.QID, true); err != nil {
+			return nil, nil, err
+		}
+		if raw.Answers == nil {
+			return nil, nil, lr.errorf("missing %q", "answers")
+		}
+		qid := *raw.QID
+		if _, dup := answers[qid]; dup {
+			return nil, nil, lr.errorf("query-id %q appears twice", qid)
+		}
+		answers[qid] = nonNil(*raw.Answers)
+		if raw.FakeAnswers != nil {
+			if extractive == nil {
+				extractive = map[string][]string{}
+			}
+			extractive[qid] = nonNil(*raw.FakeAnswers)
+		}
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

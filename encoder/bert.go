@@ -1,0 +1,196 @@
+package encoder
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/encoder/safetensors"
+	"github.com/dreval/dreval/encoder/tokenizer"
+)
+
+// BERT embeds with the pure-Go forward pass of package bert, then pools and
+// normalises. It implements Embedder and VocabSizer.
+type BERT struct {
+	Model   *bert.Model
+	Pooling Pooling
+	// BatchSize and BatchTokens bound a forward pass: at most BatchSize
+	// sequences and BatchTokens tokens (0: 32 and 8192).
+	BatchSize, BatchTokens int
+	// Progress, when not nil, is called after each batch.
+	Progress Progress
+}
+
+// EmbedIDs embeds each id sequence: sequences are sorted by length and run
+// in batches (see Batches), pooled and L2-normalised. The result does not
+// depend on how sequences are grouped into batches. An empty sequence or an
+// id outside the vocabulary is an error.
+func (b *BERT) EmbedIDs(ids [][]int32) ([][]float32, error) {
+	for i, s := range ids {
+		if len(s) == 0 {
+			return nil, fmt.Errorf("encoder: sequence %d has no ids (an empty text still has [CLS] and [SEP])", i)
+		}
+	}
+	bs, bt := b.BatchSize, b.BatchTokens
+	if bs <= 0 {
+		bs = 32
+	}
+	if bt <= 0 {
+		bt = 8192
+	}
+	dim := b.Dim()
+	flat := make([]float32, len(ids)*dim)
+	out := make([][]float32, len(ids))
+	for i := range out {
+		out[i] = flat[i*dim : (i+1)*dim : (i+1)*dim]
+	}
+	done := 0
+	for _, batch := range Batches(ids, bs, bt) {
+		seqs := make([][]int32, len(batch))
+		for j, i := range batch {
+			seqs[j] = ids[i]
+		}
+		hidden, err := b.Model.Forward(seqs)
+		if err != nil {
+			var be *bert.SeqError
+			if errors.As(err, &be) {
+				return nil, fmt.Errorf("encoder: sequence %d: %w", batch[be.Seq], be.Err)
+			}
+			return nil, fmt.Errorf("encoder: %w", err)
+		}
+		for j, i := range batch {
+			b.Pooling.pool(out[i], hidden[j])
+			Normalize(out[i])
+		}
+		done += len(batch)
+		if b.Progress != nil {
+			b.Progress(done, len(ids))
+		}
+	}
+	return out, nil
+}
+
+// Dim returns the hidden size.
+func (b *BERT) Dim() int { return b.Model.Config().HiddenSize }
+
+// VocabSize returns the model's vocabulary size.
+func (b *BERT) VocabSize() int { return b.Model.Config().VocabSize }
+
+// Options configure Load. The zero value loads the model as its files
+// describe it.
+type Options struct {
+	// Pooling overrides the model's pooling ("" reads 1_Pooling/config.json,
+	// else Mean).
+	Pooling Pooling
+	// MaxLength overrides the truncation length in ids (0: max_seq_length
+	// from sentence-transformers' sentence_bert_config.json if present,
+	// else the tokenizer's truncation length, capped at the model's
+	// max_position_embeddings).
+	MaxLength int
+	// Threads is the number of goroutines a forward pass uses (0:
+	// GOMAXPROCS).
+	Threads int
+	// BatchSize is the most sequences per forward pass (0: 32).
+	BatchSize int
+	// Progress, when not nil, is called after each batch.
+	Progress Progress
+}
+
+// WeightFiles are the weight file names Load looks for, in order.
+var WeightFiles = []string{"model.safetensors", "model.fp16.safetensors"}
+
+// Load loads a BERT-family model from a directory holding config.json,
+// tokenizer.json and one of WeightFiles (the layout "dreval model get"
+// installs, and that of a Hugging Face or sentence-transformers download).
+func Load(dir string, o Options) (*Encoder, error) {
+	cfgPath := filepath.Join(dir, "config.json")
+	f, err := os.Open(cfgPath)
+	if err != nil {
+		return nil, fmt.Errorf("encoder: %w (is %s a model directory? \"dreval model get\" installs one)", err, dir)
+	}
+	cfg, err := bert.ReadConfig(f, cfgPath)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	tok, err := tokenizer.Load(filepath.Join(dir, "tokenizer.json"))
+	if err != nil {
+		return nil, fmt.Errorf("encoder: %w", err)
+	}
+	weights := ""
+	for _, name := range WeightFiles {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); err == nil {
+			weights = p
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	if weights == "" {
+		return nil, fmt.Errorf("encoder: %s holds no weights (expected one of %v)", dir, WeightFiles)
+	}
+	st, err := safetensors.ReadFile(weights)
+	if err != nil {
+		return nil, err
+	}
+	m, err := bert.New(cfg, st.Tensors)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", weights, err)
+	}
+	if o.Threads > 0 {
+		m.SetThreads(o.Threads)
+	}
+	pool := o.Pooling
+	if pool == "" {
+		if pool, err = ReadPoolingConfig(dir); err != nil {
+			return nil, err
+		}
+	} else if _, err := ParsePooling(string(pool)); err != nil {
+		return nil, err
+	}
+	maxLen := o.MaxLength
+	if maxLen == 0 {
+		if maxLen, err = readMaxSeqLength(dir); err != nil {
+			return nil, err
+		}
+	}
+	if maxLen == 0 {
+		maxLen = tok.MaxLength()
+		if maxLen == 0 || maxLen > cfg.MaxPositionEmbeddings {
+			maxLen = cfg.MaxPositionEmbeddings
+		}
+	}
+	if maxLen > cfg.MaxPositionEmbeddings {
+		return nil, fmt.Errorf("encoder: maximum length %d exceeds the model's %d positions (%s)", maxLen, cfg.MaxPositionEmbeddings, cfgPath)
+	}
+	emb := &BERT{Model: m, Pooling: pool, BatchSize: o.BatchSize, Progress: o.Progress}
+	return New(tok, emb, maxLen)
+}
+
+// readMaxSeqLength returns max_seq_length from sentence-transformers'
+// sentence_bert_config.json in dir, or 0 when the file does not exist.
+func readMaxSeqLength(dir string) (int, error) {
+	path := filepath.Join(dir, "sentence_bert_config.json")
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	var c struct {
+		MaxSeqLength int `json:"max_seq_length"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	if c.MaxSeqLength < 0 {
+		return 0, fmt.Errorf("%s: max_seq_length %d is negative", path, c.MaxSeqLength)
+	}
+	return c.MaxSeqLength, nil
+}

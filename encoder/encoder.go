@@ -1,0 +1,157 @@
+// Package encoder turns texts into normalised embedding vectors.
+//
+// An Encoder is a tokenizer plus an Embedder. The Embedder interface is the
+// seam between the pipeline and a backend: it takes token ids (so the ids
+// can be perturbed between tokenization and embedding) and returns one
+// L2-normalised vector per sequence. BERT runs the pure-Go forward pass of
+// package bert (natively and under js/wasm); other backends (ONNX Runtime,
+// static token-table models) implement the same interface.
+//
+// Behaviour at the edges, the same for every text:
+//   - A text longer than the maximum length (MaxLength ids, [CLS] and [SEP]
+//     included) is truncated from the end; Encode reports how many texts
+//     were truncated.
+//   - An empty text (or one with no tokens) is encoded as [CLS] [SEP] and
+//     gets the embedding of that two-token sequence; it is never an error.
+//   - An empty id sequence passed to EmbedIDs is an error naming its index.
+package encoder
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/dreval/dreval/encoder/tokenizer"
+)
+
+// Embedder embeds sequences of token ids. EmbedIDs returns one
+// L2-normalised vector of Dim values per sequence, in input order.
+type Embedder interface {
+	EmbedIDs(ids [][]int32) ([][]float32, error)
+	Dim() int
+}
+
+// VocabSizer is implemented by embedders that know the vocabulary size they
+// accept; New checks it against the tokenizer's.
+type VocabSizer interface {
+	VocabSize() int
+}
+
+// Progress reports that done of total sequences have been embedded. It is
+// called from the goroutine that called EmbedIDs or Encode, after each
+// batch.
+type Progress func(done, total int)
+
+// Encoder tokenizes texts and embeds them.
+type Encoder struct {
+	tok    *tokenizer.Tokenizer
+	emb    Embedder
+	maxLen int
+}
+
+// New returns an Encoder that tokenizes with tok, truncating to maxLen ids
+// (special tokens included; 0 means the tokenizer's own truncation length),
+// and embeds with emb. A vocabulary size mismatch between tok and emb is an
+// error.
+func New(tok *tokenizer.Tokenizer, emb Embedder, maxLen int) (*Encoder, error) {
+	if tok == nil || emb == nil {
+		return nil, errors.New("encoder: New needs a tokenizer and an embedder")
+	}
+	if vs, ok := emb.(VocabSizer); ok && vs.VocabSize() != tok.VocabSize() {
+		return nil, fmt.Errorf("encoder: the tokenizer has %d tokens but the model's vocabulary has %d; they do not belong together", tok.VocabSize(), vs.VocabSize())
+	}
+	if maxLen == 0 {
+		maxLen = tok.MaxLength()
+	}
+	if maxLen < 0 {
+		return nil, fmt.Errorf("encoder: maximum length %d is negative", maxLen)
+	}
+	if maxLen > 0 && maxLen < tok.NumSpecial()+1 {
+		return nil, fmt.Errorf("encoder: maximum length %d leaves no room for text beside %d special tokens", maxLen, tok.NumSpecial())
+	}
+	return &Encoder{tok: tok, emb: emb, maxLen: maxLen}, nil
+}
+
+// Tokenizer returns the encoder's tokenizer.
+func (e *Encoder) Tokenizer() *tokenizer.Tokenizer { return e.tok }
+
+// Embedder returns the encoder's embedder.
+func (e *Encoder) Embedder() Embedder { return e.emb }
+
+// MaxLength returns the truncation length in ids (0: none).
+func (e *Encoder) MaxLength() int { return e.maxLen }
+
+// Dim returns the embedding dimension.
+func (e *Encoder) Dim() int { return e.emb.Dim() }
+
+// Tokenize returns the ids of each text with special tokens, truncated to
+// MaxLength, and how many texts were truncated.
+func (e *Encoder) Tokenize(texts []string) (ids [][]int32, truncated int) {
+	ids = make([][]int32, len(texts))
+	o := tokenizer.Options{AddSpecial: true, MaxLength: e.maxLen}
+	for i, t := range texts {
+		enc := e.tok.EncodeWith(t, o)
+		ids[i] = enc.IDs
+		if enc.Truncated > 0 {
+			truncated++
+		}
+	}
+	return ids, truncated
+}
+
+// EmbedIDs embeds id sequences (for example perturbed ones) with the
+// encoder's embedder.
+func (e *Encoder) EmbedIDs(ids [][]int32) ([][]float32, error) { return e.emb.EmbedIDs(ids) }
+
+// Encode tokenizes and embeds texts, returning one normalised vector per
+// text and the number of texts that were truncated.
+func (e *Encoder) Encode(texts []string) (vecs [][]float32, truncated int, err error) {
+	ids, truncated := e.Tokenize(texts)
+	vecs, err = e.emb.EmbedIDs(ids)
+	return vecs, truncated, err
+}
+
+// Batches groups the indices of seqs into batches for embedding: sequences
+// are sorted by length (longest first, ties in input order), so a batch
+// holds sequences of similar length, and each batch has at most maxSeqs
+// sequences and, unless a single sequence exceeds it, at most maxTokens
+// tokens in all. A value <= 0 means no limit.
+func Batches(seqs [][]int32, maxSeqs, maxTokens int) [][]int {
+	order := make([]int, len(seqs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]]) > len(seqs[order[b]]) })
+	var out [][]int
+	var cur []int
+	tokens := 0
+	for _, i := range order {
+		n := len(seqs[i])
+		if len(cur) > 0 && ((maxSeqs > 0 && len(cur) >= maxSeqs) || (maxTokens > 0 && tokens+n > maxTokens)) {
+			out = append(out, cur)
+			cur, tokens = nil, 0
+		}
+		cur = append(cur, i)
+		tokens += n
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// Normalize scales v to unit L2 norm in place. A zero vector stays zero.
+func Normalize(v []float32) {
+	var ss float64
+	for _, x := range v {
+		ss += float64(float64(x) * float64(x)) // rounded: no fused multiply-add
+	}
+	if ss == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(ss))
+	for i := range v {
+		v[i] *= inv
+	}
+}

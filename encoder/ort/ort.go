@@ -1,0 +1,57 @@
+// Package ort embeds token ids with ONNX Runtime, the native engine for
+// encoding large corpora quickly.
+//
+// It runs a BERT encoder graph in the standard layout (as written by
+// "dreval model export-onnx"; see package onnx) through
+// github.com/yalue/onnxruntime_go, which loads the ONNX Runtime shared
+// library (libonnxruntime.so.1, version 1.24.1 or newer) at run time;
+// scripts/setup-ort.sh installs it under DefaultLibPath. The engine needs
+// cgo: in builds without cgo, and under js/wasm, New and Available return
+// ErrNotCompiled and the pure-Go encoder (package bert) is the engine.
+//
+// Before running a graph, New reads it with package onnx, so ONNX Runtime
+// only ever runs graphs that the pure-Go encoder can run too, with the same
+// weights.
+package ort
+
+import (
+	"errors"
+	"path/filepath"
+
+	"github.com/dreval/dreval/encoder"
+)
+
+// LibName is the file name of the ONNX Runtime shared library.
+const LibName = "libonnxruntime.so.1"
+
+// DefaultLibPath returns where scripts/setup-ort.sh installs the library,
+// given the user cache directory (os.UserCacheDir, usually ~/.cache):
+// <cacheDir>/dreval/lib/libonnxruntime.so.1.
+func DefaultLibPath(cacheDir string) string {
+	return filepath.Join(cacheDir, "dreval", "lib", LibName)
+}
+
+// ErrNotCompiled is returned by New and Available in builds without the
+// engine.
+var ErrNotCompiled = errors.New("ONNX Runtime engine not compiled in (needs cgo; build natively with CGO_ENABLED=1)")
+
+// pool writes the p-pooled vector of hidden (rows of len(dst) values) to
+// dst: the first row for encoder.CLS, the mean of all rows otherwise.
+func pool(p encoder.Pooling, dst, hidden []float32) {
+	d := len(dst)
+	if p == encoder.CLS {
+		copy(dst, hidden[:d])
+		return
+	}
+	clear(dst)
+	n := len(hidden) / d
+	for t := 0; t < n; t++ {
+		for i, v := range hidden[t*d : (t+1)*d] {
+			dst[i] += v
+		}
+	}
+	inv := 1 / float32(n)
+	for i := range dst {
+		dst[i] *= inv
+	}
+}

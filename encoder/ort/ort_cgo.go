@@ -1,0 +1,286 @@
+//go:build cgo && !js
+
+package ort
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sync"
+
+	ortgo "github.com/yalue/onnxruntime_go"
+
+	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/onnx"
+)
+
+// The ONNX Runtime environment is process-wide: one library, loaded once.
+var env struct {
+	sync.Mutex
+	lib string // the library loaded, once loaded
+}
+
+// Available loads the ONNX Runtime library at libPath if it is not loaded
+// yet, and reports why it cannot be used: the file is missing, is not a
+// loadable library, or is older than the API version onnxruntime_go needs.
+// A process loads one library: once one is loaded, Available with another
+// path is an error.
+func Available(libPath string) error {
+	env.Lock()
+	defer env.Unlock()
+	if env.lib != "" {
+		if env.lib != libPath {
+			return fmt.Errorf("ONNX Runtime is already loaded from %s; a process can load only one library (asked for %s)", env.lib, libPath)
+		}
+		return nil
+	}
+	if libPath == "" {
+		return errors.New("no ONNX Runtime library path given")
+	}
+	if _, err := os.Stat(libPath); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("ONNX Runtime library %s not found; install it with scripts/setup-ort.sh", libPath)
+		}
+		return fmt.Errorf("ONNX Runtime library: %w", err)
+	}
+	ortgo.SetSharedLibraryPath(libPath)
+	if err := ortgo.InitializeEnvironment(ortgo.WithLogLevelError()); err != nil {
+		return fmt.Errorf("loading ONNX Runtime from %s: %w", libPath, err)
+	}
+	env.lib = libPath
+	return nil
+}
+
+// Version returns the loaded ONNX Runtime's version, or "" before a
+// library is loaded.
+func Version() string {
+	env.Lock()
+	defer env.Unlock()
+	if env.lib == "" {
+		return ""
+	}
+	return ortgo.GetVersion()
+}
+
+// Embedder runs a BERT ONNX graph in ONNX Runtime, then pools and
+// normalises. It implements encoder.Embedder and encoder.VocabSizer. Its
+// methods may be called from several goroutines.
+type Embedder struct {
+	// Pooling is how token vectors become one vector (New sets
+	// encoder.Mean).
+	Pooling encoder.Pooling
+	// BatchSize and BatchTokens bound one ONNX Runtime run: at most
+	// BatchSize sequences and BatchTokens tokens before padding (0: 32 and
+	// 8192). Sequences are sorted by length first to keep padding small.
+	BatchSize, BatchTokens int
+	// Progress, when not nil, is called after each batch.
+	Progress encoder.Progress
+
+	sess         *ortgo.DynamicAdvancedSession
+	inputNames   []string
+	info         *onnx.Info
+	threads      int
+	closeOnce    sync.Once
+	closeErr     error
+	tokenTypeIDs bool
+}
+
+// New loads the ONNX Runtime library at libPath (see Available) and opens
+// the ONNX model at onnxPath with threads intra-op threads (0: ONNX
+// Runtime's default, one per core). The model must pass onnx.ReadWeights'
+// checks: a standard BERT encoder graph. The embedder pools with
+// encoder.Mean; set Pooling to change it.
+func New(onnxPath, libPath string, threads int) (*Embedder, error) {
+	if threads < 0 {
+		return nil, fmt.Errorf("ort: thread count %d is negative", threads)
+	}
+	data, err := os.ReadFile(onnxPath)
+	if err != nil {
+		return nil, fmt.Errorf("ort: %w", err)
+	}
+	_, info, err := onnx.ReadWeights(data)
+	if err != nil {
+		return nil, fmt.Errorf("ort: %s: %w", onnxPath, err)
+	}
+	if err := Available(libPath); err != nil {
+		return nil, fmt.Errorf("ort: %w", err)
+	}
+	opts, err := ortgo.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("ort: session options: %w", err)
+	}
+	defer opts.Destroy()
+	if threads > 0 {
+		if err := opts.SetIntraOpNumThreads(threads); err != nil {
+			return nil, fmt.Errorf("ort: setting %d threads: %w", threads, err)
+		}
+		if err := opts.SetInterOpNumThreads(1); err != nil {
+			return nil, fmt.Errorf("ort: %w", err)
+		}
+	}
+	inputs := []string{onnx.InputIDs, onnx.AttentionMask}
+	if info.TokenTypeInput {
+		inputs = append(inputs, onnx.TokenTypeIDs)
+	}
+	sess, err := ortgo.NewDynamicAdvancedSessionWithONNXData(data, inputs, []string{onnx.LastHiddenState}, opts)
+	if err != nil {
+		return nil, fmt.Errorf("ort: ONNX Runtime cannot open %s: %w", onnxPath, err)
+	}
+	return &Embedder{
+		Pooling: encoder.Mean, sess: sess, inputNames: inputs, info: info,
+		threads: threads, tokenTypeIDs: info.TokenTypeInput,
+	}, nil
+}
+
+// Info describes the graph the embedder runs.
+func (e *Embedder) Info() *onnx.Info { return e.info }
+
+// Dim returns the hidden size.
+func (e *Embedder) Dim() int { return e.info.Hidden }
+
+// VocabSize returns the size of the model's vocabulary.
+func (e *Embedder) VocabSize() int { return e.info.Vocab }
+
+// Threads returns the intra-op thread count asked for (0: ONNX Runtime's
+// default).
+func (e *Embedder) Threads() int { return e.threads }
+
+// Close releases the ONNX Runtime session. The library stays loaded.
+func (e *Embedder) Close() error {
+	e.closeOnce.Do(func() {
+		if e.sess != nil {
+			e.closeErr = e.sess.Destroy()
+		}
+	})
+	return e.closeErr
+}
+
+// EmbedIDs embeds each id sequence (token type 0, all tokens attended):
+// sequences are sorted by length and run in batches (encoder.Batches),
+// padded to the longest in the batch with the padding masked out, pooled
+// and L2-normalised. An empty sequence, one longer than the model's
+// positions, or an id outside the vocabulary is an error naming it.
+func (e *Embedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
+	if err := e.check(ids); err != nil {
+		return nil, err
+	}
+	bs, bt := e.BatchSize, e.BatchTokens
+	if bs <= 0 {
+		bs = 32
+	}
+	if bt <= 0 {
+		bt = 8192
+	}
+	dim := e.Dim()
+	flat := make([]float32, len(ids)*dim)
+	out := make([][]float32, len(ids))
+	for i := range out {
+		out[i] = flat[i*dim : (i+1)*dim : (i+1)*dim]
+	}
+	done := 0
+	for _, batch := range encoder.Batches(ids, bs, bt) {
+		seqs := make([][]int32, len(batch))
+		for j, i := range batch {
+			seqs[j] = ids[i]
+		}
+		hidden, err := e.run(seqs)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range batch {
+			pool(e.Pooling, out[i], hidden[j])
+			encoder.Normalize(out[i])
+		}
+		done += len(batch)
+		if e.Progress != nil {
+			e.Progress(done, len(ids))
+		}
+	}
+	return out, nil
+}
+
+// Forward runs the graph on one batch and returns the last hidden state of
+// each sequence (len(seqs[i]) rows of Dim values, padding removed), as
+// bert.Model.Forward does.
+func (e *Embedder) Forward(seqs [][]int32) ([][]float32, error) {
+	if err := e.check(seqs); err != nil {
+		return nil, err
+	}
+	return e.run(seqs)
+}
+
+// check validates sequences before they reach ONNX Runtime, so errors name
+// the sequence and position as the pure-Go encoder's do.
+func (e *Embedder) check(seqs [][]int32) error {
+	if e.sess == nil {
+		return errors.New("ort: the embedder was not created by New")
+	}
+	for s, ids := range seqs {
+		if len(ids) == 0 {
+			return fmt.Errorf("ort: sequence %d has no ids (an empty text still has [CLS] and [SEP])", s)
+		}
+		if len(ids) > e.info.MaxPositions {
+			return fmt.Errorf("ort: sequence %d has %d tokens, more than the model's %d positions", s, len(ids), e.info.MaxPositions)
+		}
+		for p, id := range ids {
+			if id < 0 || int(id) >= e.info.Vocab {
+				return fmt.Errorf("ort: sequence %d position %d: token id %d is outside the vocabulary [0, %d)", s, p, id, e.info.Vocab)
+			}
+		}
+	}
+	return nil
+}
+
+// run pads seqs into one batch, runs the session and unpads the output.
+func (e *Embedder) run(seqs [][]int32) ([][]float32, error) {
+	if len(seqs) == 0 {
+		return nil, nil
+	}
+	n, width := len(seqs), 0
+	for _, s := range seqs {
+		width = max(width, len(s))
+	}
+	idData := make([]int64, n*width)
+	maskData := make([]int64, n*width)
+	for i, s := range seqs {
+		for j, id := range s {
+			idData[i*width+j] = int64(id)
+			maskData[i*width+j] = 1
+		}
+	}
+	shape := ortgo.NewShape(int64(n), int64(width))
+	var values []ortgo.Value
+	defer func() {
+		for _, v := range values {
+			v.Destroy()
+		}
+	}()
+	for _, d := range [][]int64{idData, maskData, make([]int64, n*width)}[:len(e.inputNames)] {
+		t, err := ortgo.NewTensor(shape, d)
+		if err != nil {
+			return nil, fmt.Errorf("ort: input tensor: %w", err)
+		}
+		values = append(values, t)
+	}
+	outputs := []ortgo.Value{nil}
+	if err := e.sess.Run(values, outputs); err != nil {
+		return nil, fmt.Errorf("ort: ONNX Runtime run on %d sequences of up to %d tokens: %w", n, width, err)
+	}
+	defer outputs[0].Destroy()
+	hiddenT, ok := outputs[0].(*ortgo.Tensor[float32])
+	if !ok {
+		return nil, fmt.Errorf("ort: %s is %T, expected a float32 tensor", onnx.LastHiddenState, outputs[0])
+	}
+	dim := e.Dim()
+	if got := hiddenT.GetShape(); len(got) != 3 || got[0] != int64(n) || got[1] != int64(width) || got[2] != int64(dim) {
+		return nil, fmt.Errorf("ort: %s has shape %v, expected [%d %d %d]", onnx.LastHiddenState, got, n, width, dim)
+	}
+	all := hiddenT.GetData()
+	out := make([][]float32, n)
+	for i, s := range seqs {
+		base := i * width * dim
+		out[i] = append([]float32(nil), all[base:base+len(s)*dim]...)
+	}
+	return out, nil
+}

@@ -1,0 +1,40 @@
+//go:build !cgo || js
+
+package ort
+
+import "github.com/dreval/dreval/encoder"
+
+// Embedder is the ONNX Runtime embedder; in this build it cannot be
+// created (New returns ErrNotCompiled).
+type Embedder struct {
+	Pooling                encoder.Pooling
+	BatchSize, BatchTokens int
+	Progress               encoder.Progress
+}
+
+// Available reports ErrNotCompiled: this build has no ONNX Runtime engine.
+func Available(libPath string) error { return ErrNotCompiled }
+
+// New returns ErrNotCompiled: this build has no ONNX Runtime engine.
+func New(onnxPath, libPath string, threads int) (*Embedder, error) { return nil, ErrNotCompiled }
+
+// Version returns "" in this build.
+func Version() string { return "" }
+
+// EmbedIDs returns ErrNotCompiled.
+func (e *Embedder) EmbedIDs(ids [][]int32) ([][]float32, error) { return nil, ErrNotCompiled }
+
+// Forward returns ErrNotCompiled.
+func (e *Embedder) Forward(seqs [][]int32) ([][]float32, error) { return nil, ErrNotCompiled }
+
+// Dim returns 0.
+func (e *Embedder) Dim() int { return 0 }
+
+// VocabSize returns 0.
+func (e *Embedder) VocabSize() int { return 0 }
+
+// Threads returns 0.
+func (e *Embedder) Threads() int { return 0 }
+
+// Close does nothing.
+func (e *Embedder) Close() error { return nil }

@@ -1,0 +1,82 @@
+package tokenizer
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/dreval/dreval/internal/sharedtest"
+)
+
+// passages reads the passage texts of the named shared collections.
+func passages(b *testing.B, names ...string) []string {
+	b.Helper()
+	var out []string
+	for _, name := range names {
+		p := filepath.Join(sharedtest.Path(b, "data/"+name), "corpus.jsonl")
+		f, err := os.Open(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for sc.Scan() {
+			var d struct{ Text string }
+			if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+				b.Fatalf("%s: %v", p, err)
+			}
+			out = append(out, d.Text)
+		}
+		f.Close()
+		if err := sc.Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return out
+}
+
+// BenchmarkTokenize encodes every passage of the shared collections with
+// the MiniLM tokenizer (no truncation) and reports tokens/s on one core.
+func BenchmarkTokenize(b *testing.B) {
+	tk := minilm(b)
+	for _, c := range []struct {
+		name  string
+		names []string
+	}{
+		{"en", []string{"cranfield", "vaswani-npl", "cacm", "squad-v1.1-dev", "hotpotqa-dev-100"}},
+		{"zh", []string{"dureader-demo-zh"}},
+	} {
+		texts := passages(b, c.names...)
+		var size int64
+		for _, s := range texts {
+			size += int64(len(s))
+		}
+		b.Run(c.name+"/AppendIDs", func(b *testing.B) {
+			b.SetBytes(size)
+			b.ReportAllocs()
+			var ids []int32
+			tokens := 0
+			for b.Loop() {
+				for _, s := range texts {
+					ids = tk.AppendIDs(ids[:0], s)
+					tokens += len(ids)
+				}
+			}
+			b.ReportMetric(float64(tokens)/b.Elapsed().Seconds(), "tokens/s")
+		})
+		b.Run(c.name+"/Encode", func(b *testing.B) {
+			b.SetBytes(size)
+			b.ReportAllocs()
+			tokens := 0
+			o := Options{AddSpecial: true}
+			for b.Loop() {
+				for _, s := range texts {
+					tokens += len(tk.EncodeWith(s, o).IDs)
+				}
+			}
+			b.ReportMetric(float64(tokens)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}

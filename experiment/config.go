@@ -1,0 +1,191 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/perturb"
+)
+
+// Defaults of Config's zero fields.
+const (
+	DefaultK         = 100
+	DefaultSeeds     = 5
+	DefaultExamples  = 5
+	DefaultResamples = 10000
+	DefaultTestSeed  = 1
+	DefaultSplit     = "test"
+)
+
+// DefaultRates are the perturbation rates swept when none are given: clean
+// and the paper's 5%, 10% and 20%.
+var DefaultRates = []float64{0, 0.05, 0.1, 0.2}
+
+// Config describes one experiment: datasets x models x perturbation rates
+// x seeds.
+type Config struct {
+	// Data names the datasets: "demo" or BEIR-layout directories, loaded
+	// with dataset.Load. Collections are used as given (the browser loads
+	// its own); both may be set, Data first.
+	Data        []string
+	Collections []*dataset.Collection
+	// Split is the qrels split ("test" when empty).
+	Split string
+	// Models are the model names, opened with Registry.
+	Models   []string
+	Registry *Registry
+	// ModelOptions are passed to every Factory.
+	ModelOptions ModelOptions
+	// Perturbation gives the mode and its options; its Rate and Seed are
+	// ignored (Rates and Seeds sweep them). The zero Mode means idshift.
+	Perturbation perturb.Config
+	// Rates are the perturbation rates; 0 is the clean run, computed once
+	// whatever the number of seeds. nil means DefaultRates.
+	Rates []float64
+	// Seeds is the number of seeds per rate > 0 (seeds FirstSeed,
+	// FirstSeed+1, ...); 0 means DefaultSeeds.
+	Seeds     int
+	FirstSeed uint64
+	// K is the number of documents retrieved per query; 0 means DefaultK.
+	K int
+	// Cache stores corpus embeddings between runs; nil disables caching.
+	Cache Cache
+	// Examples is the number of decoded perturbed queries kept per model
+	// and rate; 0 means DefaultExamples, a negative value none.
+	Examples int
+	// Resamples is the number of randomization and bootstrap resamples of
+	// the paired tests (0 means DefaultResamples); TestSeed seeds them (0
+	// means DefaultTestSeed).
+	Resamples int
+	TestSeed  uint64
+	// Version is recorded in Results.
+	Version string
+}
+
+// withDefaults returns c with zero fields filled in.
+func (c Config) withDefaults() Config {
+	if c.Split == "" {
+		c.Split = DefaultSplit
+	}
+	if c.Perturbation.Mode == "" {
+		c.Perturbation.Mode = perturb.IDShift
+	}
+	if c.Rates == nil {
+		c.Rates = DefaultRates
+	}
+	if c.Seeds == 0 {
+		c.Seeds = DefaultSeeds
+	}
+	if c.FirstSeed == 0 {
+		c.FirstSeed = 1
+	}
+	if c.K == 0 {
+		c.K = DefaultK
+	}
+	if c.Examples == 0 {
+		c.Examples = DefaultExamples
+	}
+	if c.Resamples == 0 {
+		c.Resamples = DefaultResamples
+	}
+	if c.TestSeed == 0 {
+		c.TestSeed = DefaultTestSeed
+	}
+	if c.ModelOptions.Engine == "" {
+		c.ModelOptions.Engine = "auto"
+	}
+	if c.ModelOptions.Analyzer == "" {
+		c.ModelOptions.Analyzer = "wordpiece"
+	}
+	return c
+}
+
+// Validate reports the first problem with c (after defaults), naming the
+// field and what is accepted.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	if len(c.Data) == 0 && len(c.Collections) == 0 {
+		return errors.New("no dataset: give Data (\"demo\" or a BEIR directory) or Collections")
+	}
+	for i, col := range c.Collections {
+		if col == nil {
+			return fmt.Errorf("collection %d is nil", i+1)
+		}
+	}
+	if len(c.Models) == 0 {
+		return errors.New("no model: give at least one model name")
+	}
+	for i, m := range c.Models {
+		if m == "" {
+			return fmt.Errorf("model %d is empty", i+1)
+		}
+		if slices.Index(c.Models, m) != i {
+			return fmt.Errorf("model %q is listed twice", m)
+		}
+	}
+	if c.Registry == nil {
+		return errors.New("no model registry: set Config.Registry")
+	}
+	p := c.Perturbation
+	p.Rate, p.Seed = 0, 0
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("perturbation: %w", err)
+	}
+	if p.Mode == perturb.VocabSwap && !p.ProtectSpecial {
+		return fmt.Errorf("perturbation %s needs ProtectSpecial (-protect-special): special tokens cannot be swapped in a tokenizer file", p.Mode)
+	}
+	if len(c.Rates) == 0 {
+		return errors.New("no perturbation rate: give at least one (0 is the clean run)")
+	}
+	for i, r := range c.Rates {
+		if math.IsNaN(r) || r < 0 || r > 1 {
+			return fmt.Errorf("rate %v is outside [0, 1]", r)
+		}
+		if slices.Index(c.Rates, r) != i {
+			return fmt.Errorf("rate %v is listed twice", r)
+		}
+	}
+	if c.Seeds < 0 {
+		return fmt.Errorf("seeds %d: want at least 1", c.Seeds)
+	}
+	if c.K < 0 {
+		return fmt.Errorf("k %d: want at least 1", c.K)
+	}
+	if c.Resamples < 0 {
+		return fmt.Errorf("resamples %d: want at least 1", c.Resamples)
+	}
+	switch c.ModelOptions.Engine {
+	case "auto", "go", "ort":
+	default:
+		return fmt.Errorf("engine %q: want auto, go or ort", c.ModelOptions.Engine)
+	}
+	switch c.ModelOptions.Analyzer {
+	case "wordpiece", "words":
+	default:
+		return fmt.Errorf("analyzer %q: want wordpiece or words", c.ModelOptions.Analyzer)
+	}
+	return nil
+}
+
+// seedList returns the seeds of c (after defaults).
+func (c Config) seedList() []uint64 {
+	s := make([]uint64, c.Seeds)
+	for i := range s {
+		s[i] = c.FirstSeed + uint64(i)
+	}
+	return s
+}
+
+// perturbedRates returns the rates > 0 of c, in the order given.
+func (c Config) perturbedRates() []float64 {
+	var out []float64
+	for _, r := range c.Rates {
+		if r > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}

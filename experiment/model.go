@@ -1,0 +1,202 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/dreval/dreval/perturb"
+)
+
+// Tokenizer is what an experiment needs of a tokenizer: the ids of a text
+// (special tokens included, truncated as the model needs), the vocabulary
+// the perturbations and the decoded examples read, and a fingerprint that
+// identifies it (sha256 of its normalised vocabulary and settings).
+type Tokenizer interface {
+	perturb.Vocabulary
+	// EncodeIDs returns the ids the model reads for text.
+	EncodeIDs(text string) []int32
+	// Fingerprint identifies the tokenizer; corpus embeddings are stored
+	// with it and checked against it (the poisoning defence).
+	Fingerprint() string
+}
+
+// Swapper is a Tokenizer that can make a tampered copy of itself, with
+// pairs of vocabulary entries swapped: what the vocabswap perturbation
+// (tokenizer poisoning proper) tokenizes queries with.
+type Swapper interface {
+	Swapped(pairs [][2]int32) (Tokenizer, error)
+}
+
+// Embedder turns token-id sequences into pooled, L2-normalised vectors.
+type Embedder interface {
+	// EmbedIDs returns one vector of Dim values per sequence.
+	EmbedIDs(ids [][]int32) ([][]float32, error)
+	// Dim is the vector length.
+	Dim() int
+}
+
+// Kind says how a model retrieves.
+type Kind string
+
+// The model kinds.
+const (
+	// Dense models embed queries and documents and rank by cosine.
+	Dense Kind = "dense"
+	// Lexical models (BM25) rank by term statistics over an analyser's
+	// terms. Perturbed queries reach them as the decoded perturbed ids
+	// (PERTURBATION.md), so every model sees the same attack.
+	Lexical Kind = "lexical"
+)
+
+// Model is one retriever under evaluation.
+type Model struct {
+	// Name is the name results and run files use ("minilm", "bm25").
+	Name string
+	Kind Kind
+	// Fingerprint identifies the model's weights and settings; with the
+	// corpus hash it keys the corpus embedding cache.
+	Fingerprint string
+	// Engine names what computes the embeddings ("go", "ort"); empty for
+	// lexical models.
+	Engine string
+	// Tokenizer tokenizes queries (and, for dense models, documents); the
+	// perturbations act on its ids.
+	Tokenizer Tokenizer
+	// Embedder embeds (dense models).
+	Embedder Embedder
+	// Analyzer turns a text into index terms (lexical models).
+	Analyzer func(text string) []string
+	// AnalyzerName describes Analyzer in the results ("wordpiece",
+	// "words").
+	AnalyzerName string
+	// BatchSize is the number of sequences per EmbedIDs call; 0 means 32.
+	BatchSize int
+	// Notes are remarks worth showing the user (such as the engine chosen
+	// and why); Run reports them as StepInfo events.
+	Notes []string
+	// Close releases the model's resources; may be nil.
+	Close func() error
+}
+
+func (m *Model) check() error {
+	if m.Name == "" {
+		return fmt.Errorf("model has no name")
+	}
+	if m.Tokenizer == nil {
+		return fmt.Errorf("model %s has no tokenizer", m.Name)
+	}
+	switch m.Kind {
+	case Dense:
+		if m.Embedder == nil {
+			return fmt.Errorf("dense model %s has no embedder", m.Name)
+		}
+		if m.Embedder.Dim() <= 0 {
+			return fmt.Errorf("dense model %s: embedding dimension %d, want > 0", m.Name, m.Embedder.Dim())
+		}
+	case Lexical:
+		if m.Analyzer == nil {
+			return fmt.Errorf("lexical model %s has no analyser", m.Name)
+		}
+	default:
+		return fmt.Errorf("model %s: unknown kind %q (want %s or %s)", m.Name, m.Kind, Dense, Lexical)
+	}
+	return nil
+}
+
+// ModelOptions are the settings a Factory may use.
+type ModelOptions struct {
+	// Engine chooses the dense encoder backend: "auto" (the fastest
+	// available), "go" (pure Go) or "ort" (ONNX Runtime).
+	Engine string
+	// ModelsDir is where installed models live (one directory per model).
+	ModelsDir string
+	// Analyzer chooses the lexical analyser: "wordpiece" (the tokenizer's
+	// tokens, the default) or "words" (lower-cased words).
+	Analyzer string
+	// OrtLibrary is the ONNX Runtime shared library for engine "ort".
+	OrtLibrary string
+	// CacheDir holds files derived from models (exported ONNX graphs).
+	CacheDir string
+}
+
+// Factory opens a model by name. name is the name asked for (a registered
+// name, or a directory for the registry's directory factory).
+type Factory func(ctx context.Context, name string, opts ModelOptions) (*Model, error)
+
+// Registry maps model names to the factories that open them, so adding a
+// model is one Register call.
+type Registry struct {
+	mu  sync.RWMutex
+	m   map[string]Factory
+	dir Factory
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{m: map[string]Factory{}} }
+
+// Register adds a model name. Registering a name twice replaces it.
+func (r *Registry) Register(name string, f Factory) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.m[name] = f
+}
+
+// RegisterDir sets the factory used for names that are not registered but
+// name an existing directory (a model folder).
+func (r *Registry) RegisterDir(f Factory) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.dir = f
+}
+
+// Names returns the registered names, sorted.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]string, 0, len(r.m))
+	for n := range r.m {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Open opens the model called name.
+func (r *Registry) Open(ctx context.Context, name string, opts ModelOptions) (*Model, error) {
+	r.mu.RLock()
+	f, ok := r.m[name]
+	dir := r.dir
+	r.mu.RUnlock()
+	if !ok {
+		if dir != nil {
+			if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+				f, ok = dir, true
+			}
+		}
+	}
+	if !ok {
+		hint := ""
+		if dir != nil {
+			hint = " or a model directory"
+		}
+		return nil, fmt.Errorf("unknown model %q: expected one of %s%s", name, strings.Join(r.Names(), ", "), hint)
+	}
+	m, err := f(ctx, name, opts)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	if m == nil {
+		return nil, fmt.Errorf("model %s: its factory returned no model", name)
+	}
+	if err := m.check(); err != nil {
+		if m.Close != nil {
+			m.Close()
+		}
+		return nil, err
+	}
+	return m, nil
+}

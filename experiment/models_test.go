@@ -1,0 +1,124 @@
+package experiment_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dreval/dreval/encoder/ort"
+	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/internal/sharedtest"
+)
+
+func TestOpenBM25(t *testing.T) {
+	dir := sharedtest.ModelDir(t, "minilm")
+	tests := []struct {
+		analyzer string
+		text     string
+		want     string
+		err      string
+	}{
+		{"", "Caramelizing onions", "cara ##mel ##izing onions", ""},
+		{"wordpiece", "Caramelizing onions", "cara ##mel ##izing onions", ""},
+		{"words", "Caramelizing onions!", "caramelizing onions", ""},
+		{"stems", "", "", "unknown BM25 analyser"},
+	}
+	for _, tt := range tests {
+		m, err := experiment.OpenBM25("bm25", filepath.Join(dir, "tokenizer.json"), tt.analyzer)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("analyser %q: got %v, want %q", tt.analyzer, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(m.Analyzer(tt.text), " "); got != tt.want {
+			t.Errorf("analyser %q: %q -> %q, want %q", tt.analyzer, tt.text, got, tt.want)
+		}
+	}
+	if _, err := experiment.OpenBM25("bm25", filepath.Join(t.TempDir(), "tokenizer.json"), ""); err == nil || !strings.Contains(err.Error(), "install minilm") {
+		t.Errorf("missing tokenizer: got %v, want a hint to install minilm", err)
+	}
+}
+
+// TestOpenDenseEngines opens minilm with the Go engine and, when ONNX
+// Runtime is installed, with it: both embed the same ids to nearly the
+// same vectors, and the engine is part of the fingerprint.
+func TestOpenDenseEngines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads MiniLM")
+	}
+	dir := sharedtest.ModelDir(t, "minilm")
+	cache := t.TempDir()
+	goModel, err := experiment.OpenDense("minilm", dir, experiment.ModelOptions{Engine: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := [][]int32{goModel.Tokenizer.EncodeIDs("how do stars twinkle"), goModel.Tokenizer.EncodeIDs("a")}
+	want, err := goModel.Embedder.EmbedIDs(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := experiment.OpenDense("minilm", dir, experiment.ModelOptions{Engine: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Fingerprint != goModel.Fingerprint || goModel.Engine != "go" {
+		t.Errorf("fingerprints %q %q, engine %q", goModel.Fingerprint, again.Fingerprint, goModel.Engine)
+	}
+	c, _ := os.UserCacheDir()
+	lib := ort.DefaultLibPath(c)
+	auto, err := experiment.OpenDense("minilm", dir, experiment.ModelOptions{Engine: "auto", OrtLibrary: lib, CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auto.Close != nil {
+		defer auto.Close()
+	}
+	if auto.Engine == "go" {
+		if len(auto.Notes) == 0 || !strings.Contains(auto.Notes[0], "ONNX Runtime unavailable") {
+			t.Errorf("auto fell back to go without saying why: %q", auto.Notes)
+		}
+		t.Skipf("ONNX Runtime is not usable here: %v", auto.Notes)
+	}
+	if auto.Fingerprint == goModel.Fingerprint {
+		t.Errorf("the ort and go engines share the fingerprint %q", auto.Fingerprint)
+	}
+	got, err := auto.Embedder.EmbedIDs(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		var dot float64
+		for j := range want[i] {
+			dot += float64(want[i][j]) * float64(got[i][j])
+		}
+		if math.Abs(dot-1) > 1e-4 {
+			t.Errorf("sequence %d: cosine between the go and ort vectors %v, want ~1", i, dot)
+		}
+	}
+	if _, err := experiment.OpenDense("minilm", dir, experiment.ModelOptions{Engine: "ort", OrtLibrary: filepath.Join(cache, "nolib.so"), CacheDir: cache}); err == nil {
+		t.Error("engine ort with a missing library: no error")
+	}
+}
+
+func TestRegistryDirectoryModel(t *testing.T) {
+	r := experiment.NewRegistry()
+	var opened string
+	r.RegisterDir(func(_ context.Context, dir string, _ experiment.ModelOptions) (*experiment.Model, error) {
+		opened = dir
+		return nil, os.ErrNotExist
+	})
+	dir := t.TempDir()
+	if _, err := r.Open(context.Background(), dir, experiment.ModelOptions{}); err == nil || opened != dir {
+		t.Errorf("directory model: opened %q, err %v", opened, err)
+	}
+	if _, err := r.Open(context.Background(), filepath.Join(dir, "absent"), experiment.ModelOptions{}); err == nil || !strings.Contains(err.Error(), "or a model directory") {
+		t.Errorf("absent directory: %v", err)
+	}
+}

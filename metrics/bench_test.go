@@ -1,0 +1,78 @@
+package metrics
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+
+	"github.com/dreval/dreval/metrics/metricstest"
+)
+
+var (
+	benchOnce        sync.Once
+	benchRun, benchQ []byte
+)
+
+func benchData(b *testing.B) ([]byte, []byte) {
+	benchOnce.Do(func() {
+		var run, qrels bytes.Buffer
+		s := metricstest.BenchmarkShape
+		if err := s.WriteRun(&run); err != nil {
+			panic(err)
+		}
+		if err := s.WriteQrels(&qrels); err != nil {
+			panic(err)
+		}
+		benchRun, benchQ = run.Bytes(), qrels.Bytes()
+	})
+	return benchRun, benchQ
+}
+
+// BenchmarkEvaluateReader is the speed target: 2,000 queries x 1,000
+// documents (2M run lines) against 100,000 qrels lines, measures map
+// ndcg_cut.10 P.10 recall.100 recip_rank, from bytes in memory (reading the
+// qrels included). scripts/bench-metrics.sh times the same from files.
+func BenchmarkEvaluateReader(b *testing.B) {
+	run, qrelsText := benchData(b)
+	ms, err := ParseMeasures([]string{"map,ndcg_cut.10,P.10,recall.100,recip_rank"}, ConventionTREC)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(run) + len(qrelsText)))
+	b.ResetTimer()
+	for b.Loop() {
+		q, err := ReadQrels(bytes.NewReader(qrelsText), "qrels")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := EvaluateReader(q, bytes.NewReader(run), "run", ms, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadQrels times the qrels part alone.
+func BenchmarkReadQrels(b *testing.B) {
+	_, qrelsText := benchData(b)
+	b.SetBytes(int64(len(qrelsText)))
+	for b.Loop() {
+		if _, err := ReadQrels(bytes.NewReader(qrelsText), "qrels"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRunReader times parsing the run alone.
+func BenchmarkRunReader(b *testing.B) {
+	run, _ := benchData(b)
+	b.SetBytes(int64(len(run)))
+	for b.Loop() {
+		rr := NewRunReader(bytes.NewReader(run), "run")
+		for {
+			_, _, err := rr.Next()
+			if err != nil {
+				break
+			}
+		}
+	}
+}

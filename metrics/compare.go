@@ -1,0 +1,268 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// DefaultPermutations and DefaultResamples are the numbers of randomization
+// test permutations and bootstrap resamples used when CompareOptions leaves
+// them 0.
+const (
+	DefaultPermutations = 10000
+	DefaultResamples    = 10000
+)
+
+// CompareOptions controls the statistics of a paired comparison. The
+// random draws depend only on Seed, so results are reproducible and equal
+// natively and in the browser.
+type CompareOptions struct {
+	Permutations int    // randomization test permutations; 0 means DefaultPermutations
+	Resamples    int    // bootstrap resamples; 0 means DefaultResamples
+	Seed         uint64 // seed of the random draws (every measure starts from it)
+}
+
+func (o CompareOptions) resolved() CompareOptions {
+	if o.Permutations == 0 {
+		o.Permutations = DefaultPermutations
+	}
+	if o.Resamples == 0 {
+		o.Resamples = DefaultResamples
+	}
+	return o
+}
+
+// Paired is the paired comparison of two systems' per-query values of one
+// measure. Differences are B - A.
+type Paired struct {
+	N     int     // number of paired queries
+	MeanA float64 // mean of A
+	MeanB float64 // mean of B
+	Diff  float64 // mean of B - A
+	// CILow and CIHigh bound the 95% percentile-bootstrap confidence
+	// interval of Diff: queries resampled with replacement
+	// CompareOptions.Resamples times, the 2.5th and 97.5th percentiles (with
+	// linear interpolation) of the resampled mean differences.
+	CILow, CIHigh float64
+	// PRandomization is the two-sided p-value of the paired randomization
+	// test: each difference's sign is flipped with probability 1/2,
+	// CompareOptions.Permutations times; p = (1 + the number of flipped
+	// means at least as far from 0 as the observed one) / (1 +
+	// permutations).
+	PRandomization float64
+	// PTTest is the two-sided p-value of the paired t-test on the
+	// differences (n-1 degrees of freedom). It is 1 when every difference is
+	// 0, 0 when all are equal and non-zero, and NaN when N < 2.
+	PTTest float64
+}
+
+// PairedTest compares a and b, the values of one measure on the same
+// queries in the same order.
+func PairedTest(a, b []float64, opts CompareOptions) (Paired, error) {
+	if len(a) != len(b) {
+		return Paired{}, fmt.Errorf("paired test: %d values for A, %d for B: expected the same queries", len(a), len(b))
+	}
+	if len(a) == 0 {
+		return Paired{}, fmt.Errorf("paired test: no queries")
+	}
+	opts = opts.resolved()
+	if opts.Permutations < 0 || opts.Resamples < 0 {
+		return Paired{}, fmt.Errorf("paired test: permutations %d, resamples %d: expected positive numbers", opts.Permutations, opts.Resamples)
+	}
+	n := len(a)
+	d := make([]float64, n)
+	var p Paired
+	p.N = n
+	for i := range a {
+		if math.IsNaN(a[i]) || math.IsNaN(b[i]) {
+			return Paired{}, fmt.Errorf("paired test: value %d is NaN", i)
+		}
+		d[i] = b[i] - a[i]
+		p.MeanA += a[i]
+		p.MeanB += b[i]
+		p.Diff += d[i]
+	}
+	fn := float64(n)
+	p.MeanA /= fn
+	p.MeanB /= fn
+	p.Diff /= fn
+	p.PRandomization = randomizationTest(d, opts.Permutations, opts.Seed)
+	p.PTTest = tTest(d)
+	p.CILow, p.CIHigh = bootstrapCI(d, opts.Resamples, opts.Seed, 0.95)
+	return p, nil
+}
+
+func newRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+}
+
+// randomizationTest returns the two-sided sign-flip p-value of mean(d).
+func randomizationTest(d []float64, perms int, seed uint64) float64 {
+	obs := 0.0
+	scale := 0.0
+	for _, x := range d {
+		obs += x
+		scale += math.Abs(x)
+	}
+	if scale == 0 {
+		return 1
+	}
+	// Sums that differ only by rounding count as ties.
+	limit := math.Abs(obs) - 1e-12*scale
+	r := newRand(seed)
+	count := 0
+	for range perms {
+		s := 0.0
+		var bits uint64
+		for i, x := range d {
+			if i%64 == 0 {
+				bits = r.Uint64()
+			}
+			if bits&1 == 1 {
+				s -= x
+			} else {
+				s += x
+			}
+			bits >>= 1
+		}
+		if math.Abs(s) >= limit {
+			count++
+		}
+	}
+	return float64(count+1) / float64(perms+1)
+}
+
+// tTest returns the two-sided paired t-test p-value of the differences d.
+func tTest(d []float64) float64 {
+	n := len(d)
+	if n < 2 {
+		return math.NaN()
+	}
+	mean := 0.0
+	for _, x := range d {
+		mean += x
+	}
+	mean /= float64(n)
+	ss := 0.0
+	for _, x := range d {
+		ss += (x - mean) * (x - mean)
+	}
+	sd := math.Sqrt(ss / float64(n-1))
+	if sd == 0 || sd <= 1e-15*math.Abs(mean) {
+		if mean == 0 {
+			return 1
+		}
+		return 0
+	}
+	t := mean / (sd / math.Sqrt(float64(n)))
+	dist := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}
+	return math.Min(1, 2*dist.Survival(math.Abs(t)))
+}
+
+// bootstrapCI returns the percentile-bootstrap interval of mean(d) at the
+// given level.
+func bootstrapCI(d []float64, resamples int, seed uint64, level float64) (lo, hi float64) {
+	n := len(d)
+	r := newRand(seed)
+	means := make([]float64, resamples)
+	for b := range means {
+		s := 0.0
+		for range n {
+			s += d[r.IntN(n)]
+		}
+		means[b] = s / float64(n)
+	}
+	slices.Sort(means)
+	alpha := (1 - level) / 2
+	return quantile(means, alpha), quantile(means, 1-alpha)
+}
+
+// quantile interpolates linearly between order statistics of sorted xs
+// (the "type 7" definition of R and numpy).
+func quantile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	h := p * float64(len(xs)-1)
+	i := int(math.Floor(h))
+	if i >= len(xs)-1 {
+		return xs[len(xs)-1]
+	}
+	return xs[i] + (h-float64(i))*(xs[i+1]-xs[i])
+}
+
+// Comparison is the paired comparison of two Results, one row per
+// measure.
+type Comparison struct {
+	Options  CompareOptions // with defaults filled in
+	Measures []Measure      // the compared measures (num_q is left out)
+	Rows     []Paired       // indexed like Measures
+	Queries  []string       // the paired queries, sorted
+	// OnlyA and OnlyB list queries evaluated for one run only; they
+	// score 0 for the other (as if it retrieved nothing, like -c).
+	OnlyA, OnlyB []string
+}
+
+// Compare runs PairedTest on every measure of a and b, which must come
+// from the same qrels, measures and Options. Queries are paired by id.
+func Compare(a, b *Result, opts CompareOptions) (*Comparison, error) {
+	if a.Options.Convention != b.Options.Convention || a.Options.level() != b.Options.level() || a.Options.Complete != b.Options.Complete {
+		return nil, fmt.Errorf("compare: results evaluated with different options")
+	}
+	if len(a.Measures) != len(b.Measures) {
+		return nil, fmt.Errorf("compare: results hold different measures")
+	}
+	for i := range a.Measures {
+		if a.Measures[i] != b.Measures[i] {
+			return nil, fmt.Errorf("compare: results hold different measures (%s, %s)", a.Measures[i], b.Measures[i])
+		}
+	}
+	for _, r := range []*Result{a, b} {
+		for q, v := range r.PerQuery {
+			if len(v) != len(r.Measures) {
+				return nil, fmt.Errorf("compare: query %q has %d values for %d measures", q, len(v), len(r.Measures))
+			}
+		}
+	}
+	c := &Comparison{Options: opts.resolved()}
+	for _, q := range a.Queries {
+		c.Queries = append(c.Queries, q)
+		if _, ok := b.PerQuery[q]; !ok {
+			c.OnlyA = append(c.OnlyA, q)
+		}
+	}
+	for _, q := range b.Queries {
+		if _, ok := a.PerQuery[q]; !ok {
+			c.Queries = append(c.Queries, q)
+			c.OnlyB = append(c.OnlyB, q)
+		}
+	}
+	slices.Sort(c.Queries)
+	va := make([]float64, len(c.Queries))
+	vb := make([]float64, len(c.Queries))
+	for i, m := range a.Measures {
+		if m.SummaryOnly() {
+			continue
+		}
+		for j, q := range c.Queries {
+			va[j], vb[j] = 0, 0
+			if v, ok := a.PerQuery[q]; ok {
+				va[j] = v[i]
+			}
+			if v, ok := b.PerQuery[q]; ok {
+				vb[j] = v[i]
+			}
+		}
+		p, err := PairedTest(va, vb, opts)
+		if err != nil {
+			return nil, fmt.Errorf("compare %s: %w", m, err)
+		}
+		c.Measures = append(c.Measures, m)
+		c.Rows = append(c.Rows, p)
+	}
+	return c, nil
+}

@@ -1,0 +1,117 @@
+package metrics
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+func TestPairedTest(t *testing.T) {
+	// Student's t CDF for 3 degrees of freedom has a closed form:
+	// F(t) = 1/2 + (1/pi) (x/(1+x^2) + atan(x)), x = t/sqrt(3).
+	t3 := func(tv float64) float64 {
+		x := tv / math.Sqrt(3)
+		return 0.5 + (x/(1+x*x)+math.Atan(x))/math.Pi
+	}
+	a := []float64{0.1, 0.2, 0.3, 0.4}
+	b := []float64{1.1, 2.2, 3.3, 4.4} // differences 1, 2, 3, 4
+	p, err := PairedTest(a, b, CompareOptions{Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// mean 2.5, sd sqrt(5/3), t = 2.5 / (sd / 2)
+	tv := 2.5 / (math.Sqrt(5.0/3) / 2)
+	if want := 2 * (1 - t3(tv)); math.Abs(p.PTTest-want) > 1e-9 {
+		t.Errorf("t-test p = %v, want %v", p.PTTest, want)
+	}
+	if math.Abs(p.Diff-2.5) > 1e-12 || math.Abs(p.MeanA-0.25) > 1e-12 || math.Abs(p.MeanB-2.75) > 1e-12 {
+		t.Errorf("means %v %v diff %v", p.MeanA, p.MeanB, p.Diff)
+	}
+	// Of the 16 sign patterns only all-plus and all-minus reach |sum| 10:
+	// exact p = 2/16. 10,000 permutations estimate it within ~0.01.
+	if math.Abs(p.PRandomization-0.125) > 0.015 {
+		t.Errorf("randomization p = %v, want about 0.125", p.PRandomization)
+	}
+	// Bootstrap means of {1,2,3,4} lie in [1, 4] and straddle 2.5.
+	if !(p.CILow >= 1 && p.CILow < 2.5 && p.CIHigh > 2.5 && p.CIHigh <= 4) {
+		t.Errorf("CI [%v, %v]", p.CILow, p.CIHigh)
+	}
+	again, _ := PairedTest(a, b, CompareOptions{Seed: 7})
+	if again != p {
+		t.Errorf("same seed, different result: %+v vs %+v", again, p)
+	}
+	other, _ := PairedTest(a, b, CompareOptions{Seed: 8})
+	if other.CILow == p.CILow && other.CIHigh == p.CIHigh && other.PRandomization == p.PRandomization {
+		t.Errorf("seed has no effect")
+	}
+}
+
+func TestPairedTestEdgeCases(t *testing.T) {
+	cases := []struct {
+		name      string
+		a, b      []float64
+		pRand, pT float64
+		lo, hi    float64
+		wantErr   bool
+		nanT      bool
+	}{
+		{name: "identical", a: []float64{0.1, 0.5, 0.9}, b: []float64{0.1, 0.5, 0.9}, pRand: 1, pT: 1, lo: 0, hi: 0},
+		{name: "constant shift", a: []float64{0, 0.2, 0.4}, b: []float64{0.5, 0.7, 0.9}, pT: 0, lo: 0.5, hi: 0.5, pRand: -1},
+		{name: "one query", a: []float64{0.2}, b: []float64{0.6}, nanT: true, pRand: 1, lo: 0.4, hi: 0.4},
+		{name: "length mismatch", a: []float64{1}, b: []float64{1, 2}, wantErr: true},
+		{name: "empty", wantErr: true},
+		{name: "NaN", a: []float64{math.NaN()}, b: []float64{1}, wantErr: true},
+	}
+	for _, c := range cases {
+		p, err := PairedTest(c.a, c.b, CompareOptions{Permutations: 2000, Resamples: 2000})
+		if c.wantErr {
+			if err == nil {
+				t.Errorf("%s: no error", c.name)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if c.nanT != math.IsNaN(p.PTTest) || !c.nanT && math.Abs(p.PTTest-c.pT) > 1e-12 {
+			t.Errorf("%s: t-test p = %v", c.name, p.PTTest)
+		}
+		if c.pRand >= 0 && math.Abs(p.PRandomization-c.pRand) > 1e-12 {
+			t.Errorf("%s: randomization p = %v, want %v", c.name, p.PRandomization, c.pRand)
+		}
+		if math.Abs(p.CILow-c.lo) > 1e-12 || math.Abs(p.CIHigh-c.hi) > 1e-12 {
+			t.Errorf("%s: CI [%v, %v], want [%v, %v]", c.name, p.CILow, p.CIHigh, c.lo, c.hi)
+		}
+	}
+}
+
+func TestCompareResults(t *testing.T) {
+	qrels := "q1 0 a 1\nq2 0 b 1\nq3 0 c 1\n"
+	runA := "q1 Q0 a 1 2 t\nq2 Q0 x 1 2 t\nq2 Q0 b 2 1 t\nq3 Q0 c 1 1 t\n"
+	runB := "q1 Q0 x 1 2 t\nq1 Q0 a 2 1 t\nq2 Q0 b 1 1 t\n" // q3 missing
+	a := eval(t, qrels, runA, "num_q,map,recip_rank", Options{})
+	b := eval(t, qrels, runB, "num_q,map,recip_rank", Options{})
+	c, err := Compare(a, b, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{c.Measures[0].String(), c.Measures[1].String()}; len(c.Measures) != 2 || !slices.Equal(got, []string{"map", "recip_rank"}) {
+		t.Errorf("measures %v: num_q must be left out", c.Measures)
+	}
+	if !slices.Equal(c.Queries, []string{"q1", "q2", "q3"}) || !slices.Equal(c.OnlyA, []string{"q3"}) || len(c.OnlyB) != 0 {
+		t.Errorf("queries %v only A %v only B %v", c.Queries, c.OnlyA, c.OnlyB)
+	}
+	// map per query: A = 1, 0.5, 1; B = 0.5, 1, 0 (q3 missing scores 0).
+	r := c.Rows[0]
+	if math.Abs(r.MeanA-2.5/3) > 1e-12 || math.Abs(r.MeanB-0.5) > 1e-12 || math.Abs(r.Diff-(0.5-2.5/3)) > 1e-12 {
+		t.Errorf("map row %+v", r)
+	}
+	if c.Options.Permutations != DefaultPermutations || c.Options.Resamples != DefaultResamples {
+		t.Errorf("defaults not stated: %+v", c.Options)
+	}
+	st := eval(t, qrels, runA, "mrr@10", Options{Convention: ConventionST})
+	if _, err := Compare(a, st, CompareOptions{}); err == nil {
+		t.Error("comparing results of different conventions: no error")
+	}
+}

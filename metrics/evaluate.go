@@ -1,0 +1,345 @@
+package metrics
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+)
+
+// Options controls an evaluation.
+type Options struct {
+	// Convention fixes ordering, averaging and measure names; the zero
+	// value is ConventionTREC.
+	Convention Convention
+	// RelLevel is the relevance level (trec_eval's -l): a document is
+	// relevant when its relevance is >= RelLevel. 0 means 1, the default.
+	// Levels below 1 are refused, as pytrec_eval refuses them.
+	RelLevel int
+	// Complete (trec_eval's -c) averages over every qrels query (under st,
+	// every one with a relevant document), a query missing from the run
+	// scoring 0. ConventionDuReader always averages this way.
+	Complete bool
+}
+
+func (o Options) level() int {
+	if o.RelLevel == 0 {
+		return 1
+	}
+	return o.RelLevel
+}
+
+// Result holds per-query values and their summary.
+type Result struct {
+	Options  Options
+	Measures []Measure
+	// Queries lists the evaluated queries, sorted byte-wise: those in both
+	// the run and the qrels (less the dropped ones), and the missing ones
+	// when they count.
+	Queries []string
+	// PerQuery holds each evaluated query's values, indexed like Measures.
+	PerQuery map[string][]float64
+	// All holds the summary, indexed like Measures: the mean over
+	// Queries, or for counts (Measure.IsCount) the sum.
+	All []float64
+	// NumQ is the number of queries averaged over, len(Queries).
+	NumQ int
+	// Missing lists the qrels queries absent from the run (under st and
+	// dureader, those with a relevant document). When Options.Complete is
+	// set or the convention is dureader they are evaluated with an empty
+	// list (so they score 0) and are part of Queries, as trec_eval 9.0.8
+	// does under -c; otherwise they are left out.
+	Missing []string
+	// Ignored lists the run queries absent from the qrels; no convention
+	// scores them.
+	Ignored []string
+	// Dropped lists the run queries whose judgments hold no relevant
+	// document, left out under st and dureader.
+	Dropped []string
+	// RunTag is the tag column of the run's first line, when read from a
+	// file.
+	RunTag string
+}
+
+// MissingCounted reports whether the queries in Missing count as 0 in All.
+func (r *Result) MissingCounted() bool {
+	return r.Options.Complete || r.Options.Convention == ConventionDuReader
+}
+
+// Index returns the position of the measure printed as name in
+// r.Measures, or -1.
+func (r *Result) Index(name string) int {
+	return slices.IndexFunc(r.Measures, func(m Measure) bool { return m.String() == name })
+}
+
+// Mean returns the summary value of the measure printed as name.
+func (r *Result) Mean(name string) (float64, bool) {
+	i := r.Index(name)
+	if i < 0 {
+		return 0, false
+	}
+	return r.All[i], true
+}
+
+// Value returns query qid's value of the measure printed as name.
+func (r *Result) Value(qid, name string) (float64, bool) {
+	i := r.Index(name)
+	v, ok := r.PerQuery[qid]
+	if i < 0 || !ok {
+		return 0, false
+	}
+	return v[i], true
+}
+
+// Evaluate scores every query of run against qrels. Each list is ordered
+// by the convention (Convention.Order); run is not modified. A document
+// listed twice for a query, or a NaN or infinite score, is an error.
+func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Result, error) {
+	e, err := newEvaluator(qrels, measures, opts)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]struct{}{}
+	for _, qid := range run.QueryIDs() {
+		clear(seen)
+		for _, d := range run[qid] {
+			if _, dup := seen[d.DocID]; dup {
+				return nil, fmt.Errorf("query %q: document %q listed twice: expected each (query, document) pair once", qid, d.DocID)
+			}
+			seen[d.DocID] = struct{}{}
+		}
+		if err := e.add(qid, run[qid]); err != nil {
+			return nil, err
+		}
+	}
+	return e.finish()
+}
+
+// EvaluateReader scores the TREC run read from r (name is used in errors)
+// while reading it, one query at a time, so that memory holds the qrels and
+// a few queries' lists (a goroutine parses the next queries while this one
+// scores). When the run turns out not to be grouped by query and r
+// is an io.Seeker, EvaluateReader seeks back to where it started reading
+// and evaluates the run read whole by ReadRun, with the same results; when
+// r cannot seek, the error wraps ErrUngrouped.
+func EvaluateReader(qrels Qrels, r io.Reader, name string, measures []Measure, opts Options) (*Result, error) {
+	e, err := newEvaluator(qrels, measures, opts)
+	if err != nil {
+		return nil, err
+	}
+	seeker, canSeek := r.(io.Seeker)
+	var start int64
+	if canSeek {
+		if start, err = seeker.Seek(0, io.SeekCurrent); err != nil {
+			canSeek = false
+		}
+	}
+	rr := NewRunReader(r, name)
+	readErr := pipeline(rr, e.add)
+	if errors.Is(readErr, ErrUngrouped) && canSeek {
+		if _, serr := seeker.Seek(start, io.SeekStart); serr != nil {
+			return nil, fmt.Errorf("%w (and seeking back to read it whole failed: %v)", readErr, serr)
+		}
+		run, err := ReadRun(r, name)
+		if err != nil {
+			return nil, err
+		}
+		res, err := Evaluate(qrels, run, measures, opts)
+		if res != nil {
+			res.RunTag = rr.Tag()
+		}
+		return res, err
+	}
+	if readErr != nil {
+		return nil, readErr
+	}
+	res, err := e.finish()
+	if res != nil {
+		res.RunTag = rr.Tag()
+	}
+	return res, err
+}
+
+// pipeline reads rr in a goroutine and hands each query to add in this
+// one, so that parsing and scoring overlap on two cores. A few lists are in
+// flight at once. It returns the first error of either side, after the
+// reading goroutine has stopped (so the caller may seek the input).
+func pipeline(rr *RunReader, add func(string, Ranked) error) error {
+	type batch struct {
+		qid  string
+		list Ranked
+	}
+	const inFlight = 4
+	batches := make(chan batch, inFlight)
+	free := make(chan Ranked, inFlight+2)
+	stop := make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(batches)
+		for {
+			qid, list, err := rr.Next()
+			if err != nil {
+				if err != io.EOF {
+					readErr = err
+				}
+				return
+			}
+			var buf Ranked
+			select {
+			case buf = <-free:
+			default:
+			}
+			select {
+			case batches <- batch{qid, append(buf[:0], list...)}:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	var addErr error
+	for b := range batches {
+		if addErr != nil {
+			continue // draining until the reader stops
+		}
+		if addErr = add(b.qid, b.list); addErr != nil {
+			close(stop)
+		}
+		select {
+		case free <- b.list:
+		default:
+		}
+	}
+	if addErr != nil {
+		return addErr
+	}
+	return readErr
+}
+
+// evaluator accumulates per-query values.
+type evaluator struct {
+	qrels    Qrels
+	measures []Measure
+	opts     Options
+	res      *Result
+	buf      Ranked
+	q        queryData
+}
+
+func newEvaluator(qrels Qrels, measures []Measure, opts Options) (*evaluator, error) {
+	if !opts.Convention.valid() {
+		return nil, fmt.Errorf("unknown convention %d", int(opts.Convention))
+	}
+	if opts.RelLevel < 0 {
+		return nil, fmt.Errorf("relevance level %d: expected 1 or more", opts.RelLevel)
+	}
+	if len(qrels) == 0 {
+		return nil, fmt.Errorf("no relevance judgments")
+	}
+	if len(measures) == 0 {
+		return nil, fmt.Errorf("no measures given")
+	}
+	for _, m := range measures {
+		if m.f == nil || !m.f.conv(opts.Convention) {
+			return nil, fmt.Errorf("measure %s is not a %s measure", m, opts.Convention)
+		}
+	}
+	return &evaluator{
+		qrels:    qrels,
+		measures: measures,
+		opts:     opts,
+		res: &Result{
+			Options:  opts,
+			Measures: measures,
+			PerQuery: map[string][]float64{},
+		},
+	}, nil
+}
+
+// add evaluates one query. Queries are keyed by id, so the caller must not
+// pass the same id twice. A score that is NaN or infinite is an error:
+// the order, and every measure, would be arbitrary.
+func (e *evaluator) add(qid string, list Ranked) error {
+	for _, d := range list {
+		if math.IsNaN(d.Score) || math.IsInf(d.Score, 0) {
+			return fmt.Errorf("query %q, document %q: score %v: expected a finite number", qid, d.DocID, d.Score)
+		}
+	}
+	docs, judged := e.qrels[qid]
+	if !judged {
+		e.res.Ignored = append(e.res.Ignored, qid)
+		return nil
+	}
+	c := e.opts.Convention
+	q := &e.q
+	q.level = e.opts.level()
+	q.numRel, q.ideal = judgmentStats(docs, q.level)
+	if q.numRel == 0 && (c == ConventionST || c == ConventionDuReader) {
+		e.res.Dropped = append(e.res.Dropped, qid)
+		return nil
+	}
+	e.buf = c.order(qid, list, e.buf)
+	q.rels = q.rels[:0]
+	for _, d := range e.buf {
+		r, ok := docs[d.DocID]
+		if !ok {
+			r = unjudged
+		}
+		q.rels = append(q.rels, r)
+	}
+	vals := make([]float64, len(e.measures))
+	for i, m := range e.measures {
+		vals[i] = m.f.calc(q, m.k)
+	}
+	e.res.PerQuery[qid] = vals
+	return nil
+}
+
+func (e *evaluator) finish() (*Result, error) {
+	res := e.res
+	c := e.opts.Convention
+	if len(res.PerQuery) == 0 {
+		return nil, fmt.Errorf("no queries with both results and relevant judgments: %d run queries not in the qrels, %d without a relevant document; check that the run and qrels belong together",
+			len(res.Ignored), len(res.Dropped))
+	}
+	for qid, docs := range e.qrels {
+		if c == ConventionST || c == ConventionDuReader {
+			if n, _ := judgmentStats(docs, e.opts.level()); n == 0 {
+				continue
+			}
+		}
+		if _, ok := res.PerQuery[qid]; !ok {
+			res.Missing = append(res.Missing, qid)
+		}
+	}
+	sort.Strings(res.Missing)
+	if res.MissingCounted() {
+		// As trec_eval 9.0.8 does under -c: a missing query is evaluated
+		// with an empty list, printed, and counted.
+		for _, qid := range res.Missing {
+			if err := e.add(qid, nil); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for qid := range res.PerQuery {
+		res.Queries = append(res.Queries, qid)
+	}
+	sort.Strings(res.Queries)
+	sort.Strings(res.Ignored)
+	sort.Strings(res.Dropped)
+	res.NumQ = len(res.Queries)
+	res.All = make([]float64, len(e.measures))
+	for _, qid := range res.Queries { // trec_eval sums in query id order
+		for i, v := range res.PerQuery[qid] {
+			res.All[i] += v
+		}
+	}
+	for i, m := range e.measures {
+		if !m.f.sum {
+			res.All[i] /= float64(res.NumQ)
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,168 @@
+package metrics
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Qrels holds relevance judgments: query id -> document id -> relevance.
+// Relevance is an integer; it may be negative (-1 = judged not relevant)
+// or graded (0..4). A document is relevant when its relevance is at least
+// the relevance level (Options.RelLevel, default 1).
+type Qrels map[string]map[string]int
+
+// QrelsFormat selects how ReadQrelsFormat reads its input.
+type QrelsFormat int
+
+const (
+	// QrelsAuto detects the format from the first non-blank line: the
+	// header "query-id corpus-id score" means BEIR, anything else TREC.
+	QrelsAuto QrelsFormat = iota
+	// QrelsTREC is "qid iter docid rel", whitespace separated; iter is
+	// ignored.
+	QrelsTREC
+	// QrelsBEIR is a tab-separated file with the header line
+	// "query-id<TAB>corpus-id<TAB>score".
+	QrelsBEIR
+)
+
+var qrelsFormatNames = []string{"auto", "trec", "beir"}
+
+func (f QrelsFormat) String() string {
+	if f >= 0 && int(f) < len(qrelsFormatNames) {
+		return qrelsFormatNames[f]
+	}
+	return fmt.Sprintf("QrelsFormat(%d)", int(f))
+}
+
+// ParseQrelsFormat returns the format named s ("auto", "trec" or "beir").
+func ParseQrelsFormat(s string) (QrelsFormat, error) {
+	for i, n := range qrelsFormatNames {
+		if strings.EqualFold(s, n) {
+			return QrelsFormat(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown qrels format %q: expected one of %s", s, strings.Join(qrelsFormatNames, ", "))
+}
+
+// beirHeader is the header line of a BEIR qrels file.
+var beirHeader = []string{"query-id", "corpus-id", "score"}
+
+// ReadQrels reads TREC or BEIR qrels from r, detecting the format (see
+// QrelsAuto). name is used in error messages.
+func ReadQrels(r io.Reader, name string) (Qrels, error) {
+	return ReadQrelsFormat(r, name, QrelsAuto)
+}
+
+// ReadQrelsFormat reads qrels in the given format. Blank lines are
+// skipped. A malformed line, a non-integer relevance, a duplicate (query,
+// document) pair, a missing BEIR header or an input without judgments is
+// an error naming the file and line.
+func ReadQrelsFormat(r io.Reader, name string, format QrelsFormat) (Qrels, error) {
+	if format < QrelsAuto || format > QrelsBEIR {
+		return nil, fmt.Errorf("%s: unknown qrels format %d", name, int(format))
+	}
+	s := newLineScanner(r, name)
+	q := Qrels{}
+	var fields [5][]byte
+	n := 0 // judgments read
+	first := true
+	for {
+		b, err := s.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if isBlank(b) {
+			continue
+		}
+		if first {
+			first = false
+			hdr, _ := splitFields(b, fields[:0:4])
+			isHeader := len(hdr) == 3 && string(hdr[0]) == beirHeader[0] &&
+				string(hdr[1]) == beirHeader[1] && string(hdr[2]) == beirHeader[2]
+			switch {
+			case isHeader && format != QrelsTREC:
+				format = QrelsBEIR
+				continue
+			case isHeader:
+				return nil, parseErrorf(name, s.line, "found the BEIR header %q in qrels read as TREC: expected \"qid iter docid rel\" (use the BEIR or auto format)", string(b))
+			case format == QrelsBEIR:
+				return nil, parseErrorf(name, s.line, "BEIR qrels must start with the header \"query-id<TAB>corpus-id<TAB>score\"; got %s", quote(b))
+			}
+			if format == QrelsAuto {
+				if _, nf := splitFields(b, fields[:0:4]); nf == 3 {
+					return nil, parseErrorf(name, s.line, "3 fields: this looks like BEIR qrels without its header line \"query-id<TAB>corpus-id<TAB>score\"; TREC qrels need 4 fields \"qid iter docid rel\"")
+				}
+				format = QrelsTREC
+			}
+		}
+		var qid, doc, rel []byte
+		if format == QrelsBEIR {
+			f, nf := splitTabs(b, fields[:0:3])
+			if nf != 3 {
+				return nil, parseErrorf(name, s.line, "%d tab-separated fields: expected 3 (query-id, corpus-id, score)", nf)
+			}
+			qid, doc, rel = bytes.TrimSpace(f[0]), bytes.TrimSpace(f[1]), bytes.TrimSpace(f[2])
+			if len(qid) == 0 || len(doc) == 0 {
+				return nil, parseErrorf(name, s.line, "empty query-id or corpus-id: expected \"query-id<TAB>corpus-id<TAB>score\"")
+			}
+		} else {
+			f, nf := splitFields(b, fields[:0:4])
+			if nf != 4 {
+				return nil, parseErrorf(name, s.line, "%d fields: expected 4 (qid iter docid rel)", nf)
+			}
+			qid, doc, rel = f[0], f[2], f[3]
+		}
+		v, err := strconv.Atoi(string(rel))
+		if err != nil {
+			return nil, parseErrorf(name, s.line, "relevance %s: expected an integer", quote(rel))
+		}
+		docs := q[string(qid)]
+		if docs == nil {
+			docs = map[string]int{}
+			q[string(qid)] = docs
+		}
+		if _, dup := docs[string(doc)]; dup {
+			return nil, parseErrorf(name, s.line, "duplicate judgment for query %s, document %s: expected each (query, document) pair once", quote(qid), quote(doc))
+		}
+		docs[string(doc)] = v
+		n++
+	}
+	if n == 0 {
+		what := "no judgments"
+		if first {
+			what = "empty file"
+		}
+		return nil, parseErrorf(name, 0, "%s: expected TREC qrels lines \"qid iter docid rel\" or a BEIR header \"query-id<TAB>corpus-id<TAB>score\" followed by judgments", what)
+	}
+	return q, nil
+}
+
+// QueryIDs returns the query ids of q, sorted byte-wise.
+func (q Qrels) QueryIDs() []string {
+	ids := make([]string, 0, len(q))
+	for id := range q {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// NumRelevant returns how many documents judged for qid have relevance
+// >= level.
+func (q Qrels) NumRelevant(qid string, level int) int {
+	n := 0
+	for _, r := range q[qid] {
+		if r >= level {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,381 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/experiment/experimenttest"
+	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/report"
+)
+
+var (
+	once    sync.Once
+	oneRes  *experiment.Results
+	twoRes  *experiment.Results
+	onceErr error
+)
+
+// results runs the fake model on the demo collection once (and on two
+// copies of it, for the average table).
+func results(t *testing.T) (one, two *experiment.Results) {
+	t.Helper()
+	once.Do(func() {
+		c, err := dataset.Demo("test")
+		if err != nil {
+			onceErr = err
+			return
+		}
+		// A second "dataset": the demo with half its queries.
+		c2 := *c
+		c2.Name = "demo-half"
+		c2.Queries = c.Queries[:len(c.Queries)/2]
+		tok := experimenttest.ForCollection(c)
+		reg, _ := experimenttest.Registry(tok)
+		other, _ := experimenttest.Model("fake2", tok)
+		other.Embedder.(*experimenttest.Embedder).D = 32
+		reg.Register("fake2", func(context.Context, string, experiment.ModelOptions) (*experiment.Model, error) { return other, nil })
+		cfg := experiment.Config{
+			Collections: []*dataset.Collection{c},
+			Models:      []string{"fake", "fake2"},
+			Registry:    reg,
+			Rates:       []float64{0, 0.05, 0.2},
+			Seeds:       3,
+			K:           50,
+			Resamples:   200,
+			Version:     "test",
+		}
+		if oneRes, onceErr = experiment.Run(context.Background(), cfg, nil); onceErr != nil {
+			return
+		}
+		cfg.Collections = []*dataset.Collection{c, &c2}
+		twoRes, onceErr = experiment.Run(context.Background(), cfg, nil)
+	})
+	if onceErr != nil {
+		t.Fatal(onceErr)
+	}
+	return oneRes, twoRes
+}
+
+func TestMainTableShape(t *testing.T) {
+	res, _ := results(t)
+	ds := res.Datasets[0]
+	tab := report.MainTable(res, ds)
+	wantHeader := []string{"Model", "Run", "Acc@1", "Prec@1", "Rec@1", "NDCG@10", "MRR@10", "MAP@100"}
+	if strings.Join(tab.Header, ",") != strings.Join(wantHeader, ",") {
+		t.Fatalf("header %q, want %q", tab.Header, wantHeader)
+	}
+	if len(tab.Rows) != 2*3 {
+		t.Fatalf("%d rows, want 2 models x (clean + 2 rates)", len(tab.Rows))
+	}
+	for i, row := range tab.Rows {
+		m := ds.Models[i/3]
+		if row[0].Text != m.Model {
+			t.Errorf("row %d model %q, want %q", i, row[0].Text, m.Model)
+		}
+		for j, name := range res.STMeasures {
+			c := row[2+j]
+			if i%3 == 0 {
+				if row[1].Text != "clean" || c.Mean != m.Clean.ST[name] || c.HasSD {
+					t.Errorf("row %d %s: %+v, want clean %v without sd", i, name, c, m.Clean.ST[name])
+				}
+				continue
+			}
+			rs := m.Rates[i%3-1]
+			if row[1].Text != report.RateLabel(rs.Rate) || c.Mean != rs.ST[name].Mean || c.SD != rs.ST[name].SD || !c.HasSD {
+				t.Errorf("row %d %s: %+v, want %v ± %v", i, name, c, rs.ST[name].Mean, rs.ST[name].SD)
+			}
+		}
+	}
+	var md bytes.Buffer
+	if err := tab.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| fake | perturbed 5% | ") || !strings.Contains(md.String(), " ± ") {
+		t.Errorf("markdown lacks the perturbed rows:\n%s", md.String())
+	}
+}
+
+func TestCSVReadsBack(t *testing.T) {
+	res, _ := results(t)
+	tab := report.DropTable(res, res.Datasets[0])
+	var b bytes.Buffer
+	if err := tab.CSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1+len(tab.Rows) {
+		t.Fatalf("%d records, want %d", len(recs), 1+len(tab.Rows))
+	}
+	// Header: Model, Rate, Changed tokens, its sd, then diff and p per measure.
+	if recs[0][5] != "ΔAcc@1 p" {
+		t.Errorf("header %q", recs[0])
+	}
+	m := res.Datasets[0].Models[0]
+	got, err := strconv.ParseFloat(recs[1][6], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := float64(m.Rates[0].Drop["precision@1"].MeanDiff); got != want {
+		t.Errorf("CSV diff %v, want %v at full precision", got, want)
+	}
+}
+
+func TestLaTeX(t *testing.T) {
+	res, _ := results(t)
+	var b bytes.Buffer
+	if err := report.TRECTable(res, res.Datasets[0]).LaTeX(&b); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	for _, want := range []string{`\toprule`, `ndcg\_cut\_10`, `\pm`, `\midrule`, `\end{table}`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("LaTeX lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestCellFormats(t *testing.T) {
+	tests := []struct {
+		c    report.Cell
+		want string
+	}{
+		{report.NumCell(0.5), "0.5000"},
+		{report.StatCell(experiment.Stat{Mean: 0.25, SD: 0.01, N: 3}), "0.2500 ± 0.0100"},
+		{report.StatCell(experiment.Stat{Mean: 0.25, N: 1}), "0.2500"},
+		{report.DiffCell(experiment.Comparison{MeanDiff: -0.125, PRandomization: 0.00001}), "-0.1250 (p<0.0001)"},
+		{report.DiffCell(experiment.Comparison{MeanDiff: 0.125, PRandomization: 0.5}), "+0.1250 (p=0.5000)"},
+		{report.DiffCell(experiment.Comparison{MeanDiff: experiment.Float(math.NaN()), PRandomization: experiment.Float(math.NaN())}), "n/a (p=n/a)"},
+	}
+	for _, tt := range tests {
+		if got := tt.c.String(); got != tt.want {
+			t.Errorf("%+v: got %q, want %q", tt.c, got, tt.want)
+		}
+	}
+}
+
+// TestRunFilesScoreAsReported is the promise of the run files: scoring
+// them with package metrics gives the numbers of results.json.
+func TestRunFilesScoreAsReported(t *testing.T) {
+	res, _ := results(t)
+	ds := res.Datasets[0]
+	var qb bytes.Buffer
+	if err := report.WriteQrels(&qb, ds.Qrels); err != nil {
+		t.Fatal(err)
+	}
+	qrels, err := metrics.ReadQrels(&qb, "qrels")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ds.Models {
+		for _, rr := range append([]*experiment.RunResult{m.Clean}, m.Perturbed...) {
+			var b bytes.Buffer
+			if err := report.WriteRun(&b, rr.Run, rr.Name); err != nil {
+				t.Fatal(err)
+			}
+			for _, conv := range []metrics.Convention{metrics.ConventionST, metrics.ConventionTREC} {
+				names, want := res.STMeasures, rr.ST
+				if conv == metrics.ConventionTREC {
+					names, want = res.TRECMeasures, rr.TREC
+				}
+				ms, err := metrics.ParseMeasures(names, conv)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := metrics.EvaluateReader(qrels, bytes.NewReader(b.Bytes()), rr.File, ms, metrics.Options{Convention: conv, Complete: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.RunTag != rr.Name {
+					t.Errorf("run tag %q, want %q", got.RunTag, rr.Name)
+				}
+				for i, m := range ms {
+					if got.All[i] != want[m.String()] {
+						t.Errorf("%s %s %s: file scores %v, results say %v", rr.Name, conv, m, got.All[i], want[m.String()])
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestAverageTable(t *testing.T) {
+	one, two := results(t)
+	if report.AverageTable(one) != nil {
+		t.Error("average table with one dataset")
+	}
+	tab := report.AverageTable(two)
+	if tab == nil {
+		t.Fatal("no average table with two datasets")
+	}
+	// Clean NDCG@10 of fake is the mean of the two datasets' values.
+	a := two.Datasets[0].Models[0].Clean.ST["ndcg@10"]
+	b := two.Datasets[1].Models[0].Clean.ST["ndcg@10"]
+	if got := tab.Rows[0][5].Mean; math.Abs(got-(a+b)/2) > 1e-15 {
+		t.Errorf("average clean NDCG@10 %v, want %v", got, (a+b)/2)
+	}
+	// Perturbed: averaged seed by seed, then mean ± sd over seeds.
+	var xs []float64
+	for i := range two.Config.Seeds {
+		xs = append(xs, (two.Datasets[0].Models[0].Perturbed[i].ST["ndcg@10"]+two.Datasets[1].Models[0].Perturbed[i].ST["ndcg@10"])/2)
+	}
+	want := experiment.NewStat(xs)
+	if c := tab.Rows[1][5]; math.Abs(c.Mean-want.Mean) > 1e-15 || math.Abs(c.SD-want.SD) > 1e-15 {
+		t.Errorf("average perturbed NDCG@10 %v ± %v, want %v ± %v", c.Mean, c.SD, want.Mean, want.SD)
+	}
+}
+
+func TestChartIsSVG(t *testing.T) {
+	_, two := results(t)
+	for _, ds := range []*experiment.DatasetResult{two.Datasets[0], nil} {
+		svg, err := report.RateChart(two, ds, report.ChartMeasure)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := xml.NewDecoder(bytes.NewReader(svg))
+		for {
+			_, err := d.Token()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("chart is not well-formed XML: %v", err)
+			}
+		}
+		for _, want := range []string{"<svg", "fake2", "NDCG@10"} {
+			if !bytes.Contains(svg, []byte(want)) {
+				t.Errorf("chart lacks %q", want)
+			}
+		}
+	}
+}
+
+func TestWriteDir(t *testing.T) {
+	res, _ := results(t)
+	dir := t.TempDir()
+	written, err := report.WriteDir(dir, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"results.json", "runs/fake__clean.trec", "runs/fake2__rate0.2__seed3.trec",
+		"qrels/demo.qrels", "tables.md", "tables.tex", "tables/demo.csv", "tables/drop-demo.csv", "examples.md",
+		"ndcg_vs_rate.svg", "report.html"} {
+		if _, err := os.Stat(filepath.Join(dir, want)); err != nil {
+			t.Errorf("missing %s: %v", want, err)
+		}
+	}
+	if n := 1 + 2*(1+2*3) + 1 + 2 + 3 + 1 + 1 + 1; len(written) != n {
+		t.Errorf("wrote %d files, want %d", len(written), n)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"<script", `src="http`, `href="http`, "<?xml"} {
+		if bytes.Contains(html, []byte(bad)) {
+			t.Errorf("report.html contains %q: it must be self-contained", bad)
+		}
+	}
+	if !bytes.Contains(html, []byte("<svg")) || !bytes.Contains(html, []byte("perturbed 20%")) {
+		t.Error("report.html lacks the chart or the tables")
+	}
+	// results.json reads back into Results with the same numbers.
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back experiment.Results
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := back.Datasets[0].Models[1].Rates[1].Drop["ndcg@10"], res.Datasets[0].Models[1].Rates[1].Drop["ndcg@10"]; got != want {
+		t.Errorf("drop read back %+v, want %+v", got, want)
+	}
+	ex, err := os.ReadFile(filepath.Join(dir, "examples.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(ex), "Same tokenizer as fake") || !strings.Contains(string(ex), "[CLS]") {
+		t.Errorf("examples.md:\n%s", ex)
+	}
+}
+
+func TestFilesRefuseResultsWithoutRankings(t *testing.T) {
+	res, _ := results(t)
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back experiment.Results
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.Files(&back); err == nil || !strings.Contains(err.Error(), "no ranking") {
+		t.Errorf("got %v, want an error about missing rankings", err)
+	}
+}
+
+func TestCleanOnly(t *testing.T) {
+	c, err := dataset.Demo("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, _ := experimenttest.Registry(experimenttest.ForCollection(c))
+	res, err := experiment.Run(context.Background(), experiment.Config{
+		Collections: []*dataset.Collection{c}, Models: []string{"fake"}, Registry: reg, Rates: []float64{0},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := report.Files(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md string
+	for _, f := range files {
+		if f.Path == "tables.md" {
+			md = string(f.Data)
+		}
+	}
+	if !strings.Contains(md, "Clean runs only") || strings.Contains(md, "perturbed") {
+		t.Errorf("tables.md of a clean-only experiment:\n%s", md)
+	}
+}
+
+func TestFilesSeveralDatasets(t *testing.T) {
+	_, two := results(t)
+	files, err := report.Files(two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, f := range files {
+		if have[f.Path] {
+			t.Errorf("%s written twice", f.Path)
+		}
+		have[f.Path] = true
+	}
+	for _, want := range []string{"runs/demo/fake__clean.trec", "runs/demo-half/fake2__rate0.05__seed1.trec",
+		"qrels/demo.qrels", "qrels/demo-half.qrels", "tables/average.csv", "ndcg_vs_rate.svg",
+		"ndcg_vs_rate_demo.svg", "ndcg_vs_rate_demo-half.svg"} {
+		if !have[want] {
+			t.Errorf("no %s among %d files", want, len(files))
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+
+	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/metrics"
+)
+
+// WriteRun writes run in TREC format, "qid Q0 docid rank score tag", one
+// line per retrieved document, queries sorted by id, each list in its
+// ranking order, ranks from 1. Scores are written with the fewest digits
+// that read back as the same float64, so trec_eval and "dreval metrics"
+// order the documents exactly as the experiment scored them.
+func WriteRun(w io.Writer, run metrics.Run, tag string) error {
+	bw := bufio.NewWriter(w)
+	qids := make([]string, 0, len(run))
+	for q := range run {
+		qids = append(qids, q)
+	}
+	sort.Strings(qids)
+	var buf []byte
+	for _, q := range qids {
+		for i, d := range run[q] {
+			buf = buf[:0]
+			buf = append(buf, q...)
+			buf = append(buf, " Q0 "...)
+			buf = append(buf, d.DocID...)
+			buf = append(buf, ' ')
+			buf = strconv.AppendInt(buf, int64(i+1), 10)
+			buf = append(buf, ' ')
+			buf = strconv.AppendFloat(buf, d.Score, 'g', -1, 64)
+			buf = append(buf, ' ')
+			buf = append(buf, tag...)
+			buf = append(buf, '\n')
+			if _, err := bw.Write(buf); err != nil {
+				return err
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+// WriteQrels writes qrels in TREC format ("qid 0 docid rel"), sorted.
+func WriteQrels(w io.Writer, qrels metrics.Qrels) error {
+	bw := bufio.NewWriter(w)
+	for _, q := range qrels.QueryIDs() {
+		docs := make([]string, 0, len(qrels[q]))
+		for d := range qrels[q] {
+			docs = append(docs, d)
+		}
+		sort.Strings(docs)
+		for _, d := range docs {
+			fmt.Fprintf(bw, "%s 0 %s %d\n", q, d, qrels[q][d])
+		}
+	}
+	return bw.Flush()
+}
+
+// QrelsFile returns the output path of a dataset's qrels.
+func QrelsFile(ds *experiment.DatasetResult) string {
+	return "qrels/" + ds.Name + ".qrels"
+}

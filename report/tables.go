@@ -1,0 +1,271 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dreval/dreval/experiment"
+)
+
+// measureLabels are the paper's column names for the st measures.
+var measureLabels = map[string]string{
+	"accuracy@1":  "Acc@1",
+	"precision@1": "Prec@1",
+	"recall@1":    "Rec@1",
+	"ndcg@10":     "NDCG@10",
+	"mrr@10":      "MRR@10",
+	"map@100":     "MAP@100",
+}
+
+// Label returns the column name of a measure: the paper's for the st
+// measures ("NDCG@10"), the measure name otherwise.
+func Label(measure string) string {
+	if l, ok := measureLabels[measure]; ok {
+		return l
+	}
+	return measure
+}
+
+// RateLabel returns "clean" for 0 and "perturbed 5%" for 0.05.
+func RateLabel(rate float64) string {
+	if rate == 0 {
+		return "clean"
+	}
+	return "perturbed " + Percent(rate)
+}
+
+// Percent writes a rate as a percentage: 0.05 -> "5%", 0.125 -> "12.5%".
+func Percent(rate float64) string {
+	return strconv.FormatFloat(rate*100, 'f', -1, 64) + "%"
+}
+
+func seedsNote(res *experiment.Results) string {
+	seeds := res.Config.Seeds
+	switch {
+	case len(perturbedRates(res)) == 0:
+		return "Clean runs only (no rate > 0)."
+	case len(seeds) == 1:
+		return fmt.Sprintf("Perturbed rows: one seed (%s, mode %s), so no sd.", seedList(seeds), res.Config.Perturbation)
+	}
+	return fmt.Sprintf("Perturbed rows: mean ± sd over %d seeds (%s, mode %s).", len(seeds), seedList(seeds), res.Config.Perturbation)
+}
+
+func seedList(s []uint64) string {
+	switch {
+	case len(s) == 0:
+		return "none"
+	case len(s) == 1:
+		return fmt.Sprintf("seed %d", s[0])
+	case s[len(s)-1]-s[0] == uint64(len(s)-1):
+		return fmt.Sprintf("seeds %d-%d", s[0], s[len(s)-1])
+	}
+	parts := make([]string, len(s))
+	for i, v := range s {
+		parts[i] = strconv.FormatUint(v, 10)
+	}
+	return "seeds " + strings.Join(parts, ",")
+}
+
+// MainTable is the paper's table for one dataset: for every model a clean
+// row and one row per perturbation rate, columns the st measures (Acc@1
+// Prec@1 Rec@1 NDCG@10 MRR@10 MAP@100), perturbed cells mean ± sd over
+// seeds.
+func MainTable(res *experiment.Results, ds *experiment.DatasetResult) *Table {
+	return convTable(res, ds, res.STMeasures, true)
+}
+
+// TRECTable is MainTable with the trec_eval measures.
+func TRECTable(res *experiment.Results, ds *experiment.DatasetResult) *Table {
+	t := convTable(res, ds, res.TRECMeasures, false)
+	t.Name = "trec-" + ds.Name
+	t.Title = ds.Name + ": trec_eval measures"
+	return t
+}
+
+func convTable(res *experiment.Results, ds *experiment.DatasetResult, measures []string, st bool) *Table {
+	t := &Table{
+		Name:   ds.Name,
+		Title:  fmt.Sprintf("%s (%d queries, %d documents)", ds.Name, ds.Judged, ds.Docs),
+		Header: append([]string{"Model", "Run"}, labels(measures)...),
+		Groups: map[int]bool{},
+		Caption: seedsNote(res) + " Convention: " + map[bool]string{
+			true:  "sentence-transformers (st); queries without a relevant document dropped.",
+			false: "trec_eval (trec); every judged query averaged.",
+		}[st],
+	}
+	for _, m := range ds.Models {
+		t.Groups[len(t.Rows)] = true
+		row := []Cell{TextCell(m.Model), TextCell("clean")}
+		vals := m.Clean.TREC
+		if st {
+			vals = m.Clean.ST
+		}
+		for _, name := range measures {
+			row = append(row, NumCell(vals[name]))
+		}
+		t.Rows = append(t.Rows, row)
+		for _, rs := range m.Rates {
+			row := []Cell{TextCell(m.Model), TextCell(RateLabel(rs.Rate))}
+			stats := rs.TREC
+			if st {
+				stats = rs.ST
+			}
+			for _, name := range measures {
+				row = append(row, StatCell(stats[name]))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+func labels(ms []string) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = Label(m)
+	}
+	return out
+}
+
+// AverageTable is MainTable averaged over datasets: clean cells are the
+// mean of the datasets' clean values; perturbed cells average the
+// datasets' runs seed by seed, then give mean ± sd over seeds. It returns
+// nil with fewer than two datasets.
+func AverageTable(res *experiment.Results) *Table {
+	if len(res.Datasets) < 2 {
+		return nil
+	}
+	names := make([]string, len(res.Datasets))
+	for i, d := range res.Datasets {
+		names[i] = d.Name
+	}
+	t := &Table{
+		Name:    "average",
+		Title:   fmt.Sprintf("Average over %d datasets (%s)", len(res.Datasets), strings.Join(names, ", ")),
+		Header:  append([]string{"Model", "Run"}, labels(res.STMeasures)...),
+		Groups:  map[int]bool{},
+		Caption: seedsNote(res) + " Each seed's value is first averaged over the datasets.",
+	}
+	for _, model := range modelNames(res) {
+		per := make([]*experiment.ModelResult, 0, len(res.Datasets))
+		for _, d := range res.Datasets {
+			if m := findModel(d, model); m != nil {
+				per = append(per, m)
+			}
+		}
+		if len(per) != len(res.Datasets) {
+			continue // not run on every dataset: no honest average
+		}
+		t.Groups[len(t.Rows)] = true
+		row := []Cell{TextCell(model), TextCell("clean")}
+		for _, name := range res.STMeasures {
+			var sum float64
+			for _, m := range per {
+				sum += m.Clean.ST[name]
+			}
+			row = append(row, NumCell(sum/float64(len(per))))
+		}
+		t.Rows = append(t.Rows, row)
+		for _, rate := range perturbedRates(res) {
+			row := []Cell{TextCell(model), TextCell(RateLabel(rate))}
+			for _, name := range res.STMeasures {
+				var xs []float64
+				for _, seed := range res.Config.Seeds {
+					var sum float64
+					n := 0
+					for _, m := range per {
+						if rr := findRun(m, rate, seed); rr != nil {
+							sum += rr.ST[name]
+							n++
+						}
+					}
+					if n == len(per) {
+						xs = append(xs, sum/float64(n))
+					}
+				}
+				row = append(row, StatCell(experiment.NewStat(xs)))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+// DropTable is, for one dataset, the change of every st measure from the
+// clean run to the perturbed runs averaged over seeds (query by query),
+// with the two-sided paired randomization test's p-value, and the
+// realised fraction of changed query tokens.
+func DropTable(res *experiment.Results, ds *experiment.DatasetResult) *Table {
+	hdr := []string{"Model", "Rate", "Changed tokens"}
+	for _, m := range res.STMeasures {
+		hdr = append(hdr, "Δ"+Label(m))
+	}
+	t := &Table{
+		Name:   "drop-" + ds.Name,
+		Title:  ds.Name + ": change from the clean run",
+		Header: hdr,
+		Groups: map[int]bool{},
+		Caption: "Δ = perturbed minus clean, each query's perturbed value averaged over the seeds first; p: the randomization test's. " +
+			res.Significance + "; t-test p-values and confidence intervals are in results.json. " +
+			"Changed tokens: realised fraction of query tokens changed (mean ± sd over seeds).",
+	}
+	for _, m := range ds.Models {
+		t.Groups[len(t.Rows)] = true
+		for _, rs := range m.Rates {
+			row := []Cell{TextCell(m.Model), TextCell(Percent(rs.Rate)), StatCell(rs.ChangedFraction)}
+			for _, name := range res.STMeasures {
+				row = append(row, DiffCell(rs.Drop[name]))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+// modelNames returns the models in the order of the configuration, then
+// any others met in the datasets.
+func modelNames(res *experiment.Results) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	for _, d := range res.Datasets {
+		for _, m := range d.Models {
+			add(m.Model)
+		}
+	}
+	return out
+}
+
+func perturbedRates(res *experiment.Results) []float64 {
+	var out []float64
+	for _, r := range res.Config.Rates {
+		if r > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func findModel(d *experiment.DatasetResult, name string) *experiment.ModelResult {
+	for _, m := range d.Models {
+		if m.Model == name {
+			return m
+		}
+	}
+	return nil
+}
+
+func findRun(m *experiment.ModelResult, rate float64, seed uint64) *experiment.RunResult {
+	for _, rr := range m.Perturbed {
+		if rr.Rate == rate && rr.Seed == seed {
+			return rr
+		}
+	}
+	return nil
+}

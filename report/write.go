@@ -1,0 +1,212 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/dreval/dreval/experiment"
+)
+
+// File is one output file: its path relative to the output directory
+// (slash-separated) and its contents.
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Tables returns every table of res in reading order: per dataset the main
+// (st) table, the trec table and the drop table (when there are perturbed
+// runs), then the average over datasets when there are several.
+func Tables(res *experiment.Results) []*Table {
+	var out []*Table
+	for _, ds := range res.Datasets {
+		out = append(out, MainTable(res, ds), TRECTable(res, ds))
+		if d := DropTable(res, ds); len(d.Rows) > 0 {
+			out = append(out, d)
+		}
+	}
+	if t := AverageTable(res); t != nil {
+		out = append(out, t)
+	}
+	return out
+}
+
+// Summary writes the main tables (per dataset, and the average over
+// datasets) as Markdown: what the command line prints.
+func Summary(w io.Writer, res *experiment.Results) error {
+	for _, ds := range res.Datasets {
+		if err := MainTable(res, ds).Markdown(w); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	if t := AverageTable(res); t != nil {
+		if err := t.Markdown(w); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// JSON writes res as indented JSON.
+func JSON(w io.Writer, res *experiment.Results) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
+}
+
+// ChartFile is the name of the rate chart: of the single dataset, or of
+// the average over datasets; with several datasets each also gets
+// ndcg_vs_rate_<dataset>.svg.
+const ChartFile = "ndcg_vs_rate.svg"
+
+// Files returns every output file of res, in a stable order:
+// results.json, the run files (runs/...), the qrels they were scored
+// against (qrels/<dataset>.qrels), tables.md, tables.tex, one CSV per
+// table (tables/<name>.csv), examples.md, the charts and report.html.
+func Files(res *experiment.Results) ([]File, error) {
+	var files []File
+	add := func(p string, f func(io.Writer) error) error {
+		var b bytes.Buffer
+		if err := f(&b); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		files = append(files, File{Path: p, Data: b.Bytes()})
+		return nil
+	}
+	if err := add("results.json", func(w io.Writer) error { return JSON(w, res) }); err != nil {
+		return nil, err
+	}
+	for _, ds := range res.Datasets {
+		for _, m := range ds.Models {
+			for _, rr := range append([]*experiment.RunResult{m.Clean}, m.Perturbed...) {
+				if rr.File == "" || rr.Run == nil {
+					return nil, fmt.Errorf("dataset %s model %s: run %q has no file name or no ranking (results read back from JSON hold no rankings)", ds.Name, m.Model, rr.Name)
+				}
+				if err := checkRel(rr.File); err != nil {
+					return nil, err
+				}
+				if err := add(rr.File, func(w io.Writer) error { return WriteRun(w, rr.Run, rr.Name) }); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if ds.Qrels != nil {
+			if err := add(QrelsFile(ds), func(w io.Writer) error { return WriteQrels(w, ds.Qrels) }); err != nil {
+				return nil, err
+			}
+		}
+	}
+	tables := Tables(res)
+	if err := add("tables.md", func(w io.Writer) error {
+		fmt.Fprintf(w, "# dreval results\n\n")
+		for _, t := range tables {
+			if err := t.Markdown(w); err != nil {
+				return err
+			}
+			fmt.Fprintln(w)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := add("tables.tex", func(w io.Writer) error {
+		fmt.Fprintf(w, "%% dreval results; needs \\usepackage{booktabs}\n")
+		for _, t := range tables {
+			if err := t.LaTeX(w); err != nil {
+				return err
+			}
+			fmt.Fprintln(w)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	for _, t := range tables {
+		if err := add("tables/"+t.Name+".csv", t.CSV); err != nil {
+			return nil, err
+		}
+	}
+	if err := add("examples.md", func(w io.Writer) error { return Examples(w, res) }); err != nil {
+		return nil, err
+	}
+	charts, err := Charts(res)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range charts {
+		files = append(files, File{Path: c.Path, Data: c.Data})
+	}
+	if err := add("report.html", func(w io.Writer) error { return HTML(w, res, charts) }); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// Charts returns the rate charts: ChartFile, and with several datasets one
+// per dataset.
+func Charts(res *experiment.Results) ([]File, error) {
+	var out []File
+	switch len(res.Datasets) {
+	case 0:
+		return nil, nil
+	case 1:
+		svg, err := RateChart(res, res.Datasets[0], ChartMeasure)
+		if err != nil {
+			return nil, err
+		}
+		return []File{{ChartFile, svg}}, nil
+	}
+	svg, err := RateChart(res, nil, ChartMeasure)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, File{ChartFile, svg})
+	for _, ds := range res.Datasets {
+		svg, err := RateChart(res, ds, ChartMeasure)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, File{strings.TrimSuffix(ChartFile, ".svg") + "_" + ds.Name + ".svg", svg})
+	}
+	return out, nil
+}
+
+// checkRel refuses paths that would leave the output directory.
+func checkRel(p string) error {
+	c := path.Clean(p)
+	if path.IsAbs(c) || c == ".." || strings.HasPrefix(c, "../") || c != p {
+		return fmt.Errorf("output path %q is not a clean relative path", p)
+	}
+	return nil
+}
+
+// WriteDir writes Files(res) under dir, creating directories as needed.
+// It returns the paths written, sorted.
+func WriteDir(dir string, res *experiment.Results) ([]string, error) {
+	files, err := Files(res)
+	if err != nil {
+		return nil, err
+	}
+	var written []string
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return written, err
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			return written, err
+		}
+		written = append(written, p)
+	}
+	sort.Strings(written)
+	return written, nil
+}

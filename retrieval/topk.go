@@ -1,0 +1,351 @@
+package retrieval
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+)
+
+// Scoring is how TopK scores a query vector against a corpus vector.
+type Scoring int
+
+const (
+	// Cosine is the dot product scaled by both vectors' inverse L2 norms:
+	// dot(q, c) · (1/‖q‖) · (1/‖c‖), with each inverse norm computed once
+	// per row in float64 and rounded to float32. The inputs are neither
+	// copied nor modified (call Matrix.Normalize and use Dot to normalise
+	// in place instead). A zero vector has cosine 0 with everything.
+	Cosine Scoring = iota
+	// Dot is the raw dot product.
+	Dot
+)
+
+// String returns "cos" or "dot".
+func (s Scoring) String() string {
+	switch s {
+	case Cosine:
+		return "cos"
+	case Dot:
+		return "dot"
+	}
+	return "Scoring(" + strconv.Itoa(int(s)) + ")"
+}
+
+// ParseScoring parses "cos" (or "cosine") and "dot".
+func ParseScoring(s string) (Scoring, error) {
+	switch s {
+	case "cos", "cosine":
+		return Cosine, nil
+	case "dot":
+		return Dot, nil
+	}
+	return 0, fmt.Errorf("unknown scoring %q, want cos or dot", s)
+}
+
+// Hit is one retrieved document: its corpus row and score.
+type Hit struct {
+	Doc   int
+	Score float32
+}
+
+// Options configures TopK.
+type Options struct {
+	// K is the number of documents returned per query (at least 1). When
+	// the corpus has fewer rows, every row is returned.
+	K int
+	// Scoring is Cosine (the zero value) or Dot.
+	Scoring Scoring
+	// Threads is the number of goroutines scoring queries in parallel;
+	// 0 means runtime.GOMAXPROCS(0). Results do not depend on it.
+	Threads int
+	// DocIDs names the corpus rows for tie-breaking; nil means the row
+	// numbers written in decimal ("0", "1", ...).
+	DocIDs []string
+	// Progress, when not nil, is called as TopK advances with the number
+	// of query-document pairs scored so far and their total (queries x
+	// corpus rows): after a block of work once at least 1/256 of the
+	// total has been scored since the last call, and at the end.
+	// Calls may come from different goroutines but never overlap, and
+	// done never decreases.
+	Progress func(done, total int64)
+}
+
+// TopK returns, for every query row, the K best corpus rows, best first.
+// Order follows trec_eval: score descending, then document id descending
+// (byte-wise string comparison). The search is exact: every query is
+// scored against every corpus row in tiles, and a bounded heap per query
+// keeps the best K.
+//
+// TopK fails on an empty corpus, mismatched dimensions, a NaN or infinite
+// value in either matrix (the error names the matrix and row), and a dot
+// product that overflows float32.
+func TopK(corpus, queries *Matrix, opt Options) ([][]Hit, error) {
+	if err := corpus.check("corpus"); err != nil {
+		return nil, err
+	}
+	if err := queries.check("queries"); err != nil {
+		return nil, err
+	}
+	switch {
+	case corpus.Rows == 0:
+		return nil, errors.New("empty corpus: no rows to search")
+	case corpus.Dim == 0:
+		return nil, errors.New("corpus vectors have dimension 0")
+	case queries.Dim != corpus.Dim:
+		return nil, fmt.Errorf("dimension mismatch: queries have %d dimensions, corpus %d", queries.Dim, corpus.Dim)
+	case opt.K < 1:
+		return nil, fmt.Errorf("k = %d, want at least 1", opt.K)
+	case opt.DocIDs != nil && len(opt.DocIDs) != corpus.Rows:
+		return nil, fmt.Errorf("%d document ids for %d corpus rows", len(opt.DocIDs), corpus.Rows)
+	case opt.Scoring != Cosine && opt.Scoring != Dot:
+		return nil, fmt.Errorf("unknown scoring %v", opt.Scoring)
+	}
+	if err := corpus.CheckFinite("corpus"); err != nil {
+		return nil, err
+	}
+	if err := queries.CheckFinite("queries"); err != nil {
+		return nil, err
+	}
+	s := &searcher{corpus: corpus, queries: queries, k: min(opt.K, corpus.Rows), ids: opt.DocIDs, progress: opt.Progress}
+	s.total = int64(queries.Rows) * int64(corpus.Rows)
+	if opt.Scoring == Cosine {
+		s.cInv = rowInvNorms(corpus)
+		s.qInv = rowInvNorms(queries)
+	}
+	res := make([][]Hit, queries.Rows)
+	threads := opt.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	threads = max(1, min(threads, (queries.Rows+tileQ-1)/tileQ))
+	// Split the queries into contiguous ranges, whole tiles each.
+	per := (queries.Rows + threads - 1) / threads
+	per = (per + tileQ - 1) / tileQ * tileQ
+	var wg sync.WaitGroup
+	errs := make([]error, threads)
+	for t := 0; t < threads; t++ {
+		lo, hi := t*per, min((t+1)*per, queries.Rows)
+		if lo >= hi {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[t] = s.run(lo, hi, res[lo:hi])
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// rowInvNorms returns 1/||row|| for every row of m (0 for zero rows).
+func rowInvNorms(m *Matrix) []float32 {
+	inv := make([]float32, m.Rows)
+	for i := range inv {
+		inv[i] = invNorm(m.Row(i))
+	}
+	return inv
+}
+
+// searcher holds one TopK call's read-only inputs.
+type searcher struct {
+	corpus, queries *Matrix
+	k               int
+	ids             []string
+	cInv, qInv      []float32 // inverse norms for Cosine, nil for Dot
+
+	progress func(done, total int64)
+	mu       sync.Mutex // serialises progress calls and guards done
+	done     int64
+	total    int64
+}
+
+// report adds n scored pairs and calls the progress callback.
+func (s *searcher) report(n int64) {
+	if s.progress == nil || n == 0 {
+		return
+	}
+	s.mu.Lock()
+	s.done += n
+	s.progress(s.done, s.total)
+	s.mu.Unlock()
+}
+
+// Blocking: a block of queries stays in the L2 cache while the corpus
+// streams past it in small blocks that stay in L1; every kernel call
+// scores one query tile (tileQ rows) against one corpus block.
+const (
+	queryBlockBytes  = 256 << 10
+	corpusBlockBytes = 24 << 10
+)
+
+// run scores queries [lo, hi) against the whole corpus into res.
+func (s *searcher) run(lo, hi int, res [][]Hit) error {
+	dim := s.corpus.Dim
+	bc := max(corpusBlockBytes/(4*dim)/3*3, 3)
+	bq := max(queryBlockBytes/(4*dim)/tileQ*tileQ, tileQ)
+	out := make([]float32, bc*4)
+	heaps := make([]topHeap, hi-lo)
+	for i := range heaps {
+		heaps[i] = topHeap{hits: make([]Hit, 0, s.k), k: s.k, thresh: float32(math.Inf(-1)), s: s}
+	}
+	q, c := s.queries.Data, s.corpus.Data
+	step := max(s.total/256, 1) // pairs between progress calls
+	var pending int64
+	for b0 := lo; b0 < hi; b0 += bq {
+		b1 := min(b0+bq, hi)
+		for c0 := 0; c0 < s.corpus.Rows; c0 += bc {
+			nc := min(bc, s.corpus.Rows-c0)
+			if pending += int64(nc) * int64(b1-b0); pending >= step {
+				s.report(pending)
+				pending = 0
+			}
+			cb := c[c0*dim:]
+			for q0 := b0; q0 < b1; q0 += tileQ {
+				mq := min(tileQ, b1-q0)
+				dotTile(q[q0*dim:], dim, mq, cb, dim, nc, dim, out)
+				if err := s.collect(heaps[q0-lo:q0-lo+mq], out, q0, c0, nc); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	s.report(pending)
+	for i := range heaps {
+		res[i] = heaps[i].sorted()
+	}
+	return nil
+}
+
+// collect offers the scores of one tile (out[j*4+i] for query q0+i and
+// corpus row c0+j) to the queries' heaps, skipping without a heap access
+// every score below a heap's current threshold.
+func (s *searcher) collect(heaps []topHeap, out []float32, q0, c0, nc int) error {
+	for i := range heaps {
+		h := &heaps[i]
+		th := h.thresh
+		if s.cInv == nil {
+			for j := 0; j < nc; j++ {
+				if v := out[j*4+i]; v >= th || v != v {
+					if err := h.offer(c0+j, v, q0+i); err != nil {
+						return err
+					}
+					th = h.thresh
+				}
+			}
+			continue
+		}
+		iq := s.qInv[q0+i]
+		ic := s.cInv[c0 : c0+nc]
+		for j := 0; j < nc; j++ {
+			if v := out[j*4+i] * iq * ic[j]; v >= th || v != v {
+				if err := h.offer(c0+j, v, q0+i); err != nil {
+					return err
+				}
+				th = h.thresh
+			}
+		}
+	}
+	return nil
+}
+
+// topHeap keeps the best k hits of one query as a min-heap whose root is
+// the worst kept hit; thresh is the root's score once the heap is full, so
+// lower scores are rejected without touching the heap.
+type topHeap struct {
+	hits   []Hit
+	k      int
+	thresh float32
+	s      *searcher
+}
+
+// better reports whether a ranks before b: higher score, then larger id.
+func (s *searcher) better(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return s.compareIDs(a.Doc, b.Doc) > 0
+}
+
+// compareIDs compares the ids of corpus rows a and b byte-wise.
+func (s *searcher) compareIDs(a, b int) int {
+	if s.ids != nil {
+		switch {
+		case s.ids[a] < s.ids[b]:
+			return -1
+		case s.ids[a] > s.ids[b]:
+			return 1
+		}
+		return 0
+	}
+	var ba, bb [20]byte
+	return bytes.Compare(strconv.AppendInt(ba[:0], int64(a), 10), strconv.AppendInt(bb[:0], int64(b), 10))
+}
+
+// offer considers corpus row doc with score v for query row q.
+func (h *topHeap) offer(doc int, v float32, q int) error {
+	if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+		return fmt.Errorf("score of query row %d against corpus row %d is %v: the dot product overflows float32", q, doc, v)
+	}
+	x := Hit{Doc: doc, Score: v}
+	if len(h.hits) < h.k {
+		h.hits = append(h.hits, x)
+		h.up(len(h.hits) - 1)
+		if len(h.hits) == h.k {
+			h.thresh = h.hits[0].Score
+		}
+		return nil
+	}
+	if !h.s.better(x, h.hits[0]) {
+		return nil
+	}
+	h.hits[0] = x
+	h.down(0)
+	h.thresh = h.hits[0].Score
+	return nil
+}
+
+func (h *topHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.s.better(h.hits[p], h.hits[i]) {
+			break
+		}
+		h.hits[p], h.hits[i] = h.hits[i], h.hits[p]
+		i = p
+	}
+}
+
+func (h *topHeap) down(i int) {
+	n := len(h.hits)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		w := l // the worse child
+		if r := l + 1; r < n && h.s.better(h.hits[l], h.hits[r]) {
+			w = r
+		}
+		if !h.s.better(h.hits[i], h.hits[w]) {
+			return
+		}
+		h.hits[i], h.hits[w] = h.hits[w], h.hits[i]
+		i = w
+	}
+}
+
+// sorted returns the kept hits best first.
+func (h *topHeap) sorted() []Hit {
+	out := h.hits
+	sort.Slice(out, func(i, j int) bool { return h.s.better(out[i], out[j]) })
+	return out
+}

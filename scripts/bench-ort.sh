@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# bench-ort.sh measures the ONNX Runtime engine: sentences per second on
+# all-MiniLM-L6-v2 (exported to ONNX by dreval), batches of 32 sentences of
+# 32 and 128 tokens, with 1 and 2 intra-op threads. It needs the model
+# ("make setup") and the library (scripts/setup-ort.sh, run here if absent).
+#
+# BENCHTIME (default 5x) and COUNT (default 3) are passed to go test.
+# sentences/s is wall-clock throughput; sentences/cpu-s divides by the
+# process's CPU time instead, which other load on a shared machine disturbs
+# much less. Report the command and the load average printed first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup-ort.sh
+echo "bench-ort: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+CGO_ENABLED=1 go test -run='^$' -bench='^BenchmarkEmbed$' \
+  -benchtime="${BENCHTIME:-5x}" -count="${COUNT:-3}" ./encoder/ort/ |
+  awk '/^Benchmark/ {
+         s = c = ""
+         for (i = 2; i <= NF; i++) { if ($i == "sentences/s") s = $(i-1); if ($i == "sentences/cpu-s") c = $(i-1) }
+         printf "%-40s %8s sentences/s  %8s sentences/cpu-s\n", $1, s, c; next }
+       { print }'

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# test-wasm.sh runs the test suites of the packages the browser uses,
+# compiled to js/wasm and run under node, so the browser computes what the
+# CLI computes (golden files and reference values are shared with the
+# native tests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v node >/dev/null || { echo "test-wasm: node is required" >&2; exit 1; }
+exec_wasm="$(go env GOROOT)/lib/wasm/go_js_wasm_exec"
+pkgs=(./metrics/... ./perturb/ ./retrieval/ ./encoder/tokenizer/ ./encoder/bert/ ./dataset/)
+GOOS=js GOARCH=wasm go test -count=1 -short "$@" -exec "$exec_wasm" "${pkgs[@]}"
