@@ -2,7 +2,7 @@
 GO ?= go
 BUILD := build
 
-.PHONY: all setup build run test bench wasm clean
+.PHONY: all setup build run test bench wasm worker results golden-tokenizer clean
 
 all: build
 
@@ -10,25 +10,37 @@ all: build
 setup:
 	scripts/setup.sh
 
-## build: the native CLI in build/dreval
-build:
+## wasm: the browser app (webapp/static/app.wasm.gz + wasm_exec.js), embedded by build
+wasm:
+	scripts/wasm-build.sh
+
+## build: the native CLI in build/dreval, with the browser app embedded
+build: wasm
 	$(GO) build -o $(BUILD)/dreval ./cmd/dreval
 
-## run: the main job on built-in data
+## run: the main job: the robustness experiment on the built-in demo collection
 run: setup build
-	$(BUILD)/dreval metrics -qrels cmd/dreval/testdata/example.qrels -run cmd/dreval/testdata/example.run -m map,ndcg_cut.10,P.5,recip_rank
+	$(BUILD)/dreval eval -data demo -out out/eval
 
-## test: vet, gofmt, unit tests, a short run of every fuzz target
-test:
+## test: vet, gofmt, unit tests (native and js/wasm), a short run of every fuzz target
+test: wasm
 	scripts/test.sh
 
-## bench: Go benchmarks and the side-by-side speed scripts
+## bench: every speed figure in the README (SECTIONS="metrics search" for some)
 bench:
 	scripts/bench.sh
 
-## wasm: the browser build in build/dreval.wasm
-wasm:
-	GOOS=js GOARCH=wasm $(GO) build -o $(BUILD)/dreval.wasm ./cmd/dreval
+## worker: the Cloudflare Worker in build/worker (README "Deploy to Cloudflare")
+worker: wasm
+	scripts/worker-build.sh
+
+## results: regenerate every figure in docs/results (not part of make test)
+results: setup build
+	scripts/results.sh
+
+## golden-tokenizer: regenerate the tokenizer's golden ids with HF tokenizers (npm)
+golden-tokenizer:
+	scripts/golden-tokenizer/run.sh
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) out

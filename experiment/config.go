@@ -6,6 +6,9 @@ import (
 	"math"
 	"slices"
 
+	"strings"
+
+	"github.com/dreval/dreval/answer"
 	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/perturb"
 )
@@ -63,6 +66,23 @@ type Config struct {
 	TestSeed  uint64
 	// Version is recorded in Results.
 	Version string
+	// Task chooses the scores beside st and trec: TaskIR ("" too),
+	// TaskDPR (answer-span accuracy) or TaskDuReader (the dureader
+	// convention and answer-span accuracy of the extractive answers).
+	Task string
+	// AnswerModes are the answer matching modes of TaskDPR and
+	// TaskDuReader; nil means the task's defaults (dpr: string; dureader:
+	// string and substring).
+	AnswerModes []answer.Mode
+	// AnswerKs are the answer accuracy cut-offs; nil means
+	// answer.DefaultKs.
+	AnswerKs []int
+	// PassageText makes dense models encode each document as DPR does,
+	// answer.PassageText(title, text) ("title [SEP] text"), instead of
+	// title and text joined by a space. The corpus cache key changes with
+	// it (EncodedCorpusHash). Lexical models index title and text either
+	// way.
+	PassageText bool
 }
 
 // withDefaults returns c with zero fields filled in.
@@ -99,6 +119,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ModelOptions.Analyzer == "" {
 		c.ModelOptions.Analyzer = "wordpiece"
+	}
+	if c.Task == "" {
+		c.Task = TaskIR
+	}
+	if c.AnswerModes == nil {
+		c.AnswerModes = defaultAnswerModes(c.Task)
+	}
+	if c.AnswerKs == nil && hasAnswers(c.Task) {
+		c.AnswerKs = answer.DefaultKs
 	}
 	return c
 }
@@ -163,9 +192,28 @@ func (c Config) Validate() error {
 		return fmt.Errorf("engine %q: want auto, go or ort", c.ModelOptions.Engine)
 	}
 	switch c.ModelOptions.Analyzer {
-	case "wordpiece", "words":
+	case "wordpiece", "words", "bigram":
 	default:
-		return fmt.Errorf("analyzer %q: want wordpiece or words", c.ModelOptions.Analyzer)
+		return fmt.Errorf("analyzer %q: want wordpiece, words or bigram", c.ModelOptions.Analyzer)
+	}
+	if !slices.Contains(Tasks, c.Task) {
+		return fmt.Errorf("task %q: want one of %v", c.Task, Tasks)
+	}
+	if len(c.AnswerModes) > 0 && !hasAnswers(c.Task) {
+		return fmt.Errorf("answer modes are given but task %s measures no answer accuracy (use task dpr or dureader)", c.Task)
+	}
+	for i, m := range c.AnswerModes {
+		if m.String() == "" || strings.HasPrefix(m.String(), "Mode(") {
+			return fmt.Errorf("answer mode %d (%d) is unknown", i+1, int(m))
+		}
+		if slices.Index(c.AnswerModes, m) != i {
+			return fmt.Errorf("answer mode %s is listed twice", m)
+		}
+	}
+	for _, k := range c.AnswerKs {
+		if k < 1 {
+			return fmt.Errorf("answer cut-off %d: want at least 1", k)
+		}
 	}
 	return nil
 }

@@ -123,7 +123,7 @@ func checkCorpusMatrix(mat *retrieval.Matrix, rows, dim int, corpus []dataset.Do
 func (r *runner) encodeCorpus(c *dataset.Collection, dsName string, m *Model) (*retrieval.Matrix, error) {
 	seqs := make([][]int32, len(c.Corpus))
 	for i, d := range c.Corpus {
-		seqs[i] = m.Tokenizer.EncodeIDs(docText(d))
+		seqs[i] = m.Tokenizer.EncodeIDs(r.denseText(d))
 	}
 	total := len(seqs)
 	r.emit(Event{Step: StepEncodeCorpus, Dataset: dsName, Model: m.Name, Done: 0, Total: total, Unit: "docs"})

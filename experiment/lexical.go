@@ -30,6 +30,9 @@ func (l *lexicalIndex) search(ids [][]int32, names []string, k int) ([]metrics.R
 	texts := make([]string, len(ids))
 	for i, s := range ids {
 		texts[i] = l.m.Tokenizer.Decode(s, true)
+		if l.m.AnalyzerName == "bigram" {
+			texts[i] = JoinCJK(texts[i])
+		}
 	}
 	hits, err := l.bm25.Search(texts, retrieval.Options{K: k, DocIDs: l.docIDs})
 	if err != nil {

@@ -117,9 +117,17 @@ type ModelOptions struct {
 	// Analyzer chooses the lexical analyser: "wordpiece" (the tokenizer's
 	// tokens, the default) or "words" (lower-cased words).
 	Analyzer string
+	// BM25Tokenizer is the tokenizer.json bm25 perturbs and decodes
+	// queries with; empty means minilm's in ModelsDir. A Chinese
+	// collection needs one whose vocabulary covers Chinese
+	// (bert-base-chinese): through MiniLM's, most Chinese characters of a
+	// query become [UNK] before BM25 sees it.
+	BM25Tokenizer string
 	// OrtLibrary is the ONNX Runtime shared library for engine "ort".
 	OrtLibrary string
-	// CacheDir holds files derived from models (exported ONNX graphs).
+	// CacheDir was where exported ONNX graphs were kept. It is no longer
+	// read: engine.Open runs model.onnx from the model directory ("dreval
+	// model export-onnx" writes it). Kept so existing callers compile.
 	CacheDir string
 }
 

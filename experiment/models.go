@@ -13,10 +13,7 @@ import (
 	"strconv"
 
 	"github.com/dreval/dreval/encoder"
-	"github.com/dreval/dreval/encoder/bert"
-	"github.com/dreval/dreval/encoder/onnx"
-	"github.com/dreval/dreval/encoder/ort"
-	"github.com/dreval/dreval/encoder/safetensors"
+	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/retrieval"
 )
@@ -25,19 +22,28 @@ import (
 //
 //   - "minilm": all-MiniLM-L6-v2 installed in ModelOptions.ModelsDir
 //     ("dreval model get minilm");
+//   - "static": the static (token-table) model installed in
+//     ModelsDir/static ("dreval model distill");
 //   - "bm25": BM25 over the minilm tokenizer's WordPiece tokens (or plain
 //     lower-cased words, ModelOptions.Analyzer "words"); the tokenizer is
 //     needed to perturb query ids, so minilm's tokenizer.json must be
 //     installed;
-//   - any directory holding config.json, tokenizer.json and safetensors
-//     weights: a BERT-family dense model, named by the directory.
+//   - any model directory (BERT-family or static), named by the directory.
+//
+// Dense models are opened with package engine, which picks how they run.
 func DefaultRegistry() *Registry {
 	r := NewRegistry()
-	r.Register("minilm", func(ctx context.Context, name string, o ModelOptions) (*Model, error) {
-		return OpenDense(name, filepath.Join(o.ModelsDir, "minilm"), o)
-	})
+	for _, name := range []string{"minilm", "static"} {
+		r.Register(name, func(ctx context.Context, name string, o ModelOptions) (*Model, error) {
+			return OpenDense(name, filepath.Join(o.ModelsDir, name), o)
+		})
+	}
 	r.Register("bm25", func(ctx context.Context, name string, o ModelOptions) (*Model, error) {
-		return OpenBM25(name, filepath.Join(o.ModelsDir, "minilm", "tokenizer.json"), o.Analyzer)
+		path := o.BM25Tokenizer
+		if path == "" {
+			path = filepath.Join(o.ModelsDir, "minilm", "tokenizer.json")
+		}
+		return OpenBM25(name, path, o.Analyzer)
 	})
 	r.RegisterDir(func(ctx context.Context, dir string, o ModelOptions) (*Model, error) {
 		return OpenDense(filepath.Base(filepath.Clean(dir)), dir, o)
@@ -76,7 +82,9 @@ func WordPieceAnalyzer(tok *tokenizer.Tokenizer) func(string) []string {
 
 // OpenBM25 returns the lexical model name: BM25 with the tokenizer at
 // tokenizerPath (for perturbing and decoding query ids) and the analyser
-// "wordpiece" (its tokens; "" too) or "words" (lower-cased words).
+// "wordpiece" (its tokens; "" too), "words" (lower-cased words) or
+// "bigram" (CJK character bigrams, retrieval.BigramAnalyzer; the decoded
+// query's spaces between CJK characters are removed first, see JoinCJK).
 func OpenBM25(name, tokenizerPath, analyzer string) (*Model, error) {
 	tok, err := tokenizer.Load(tokenizerPath)
 	if err != nil {
@@ -91,114 +99,56 @@ func OpenBM25(name, tokenizerPath, analyzer string) (*Model, error) {
 		m.Analyzer, m.AnalyzerName = WordPieceAnalyzer(tok), "wordpiece"
 	case "words":
 		m.Analyzer, m.AnalyzerName = retrieval.WordAnalyzer, "words"
+	case "bigram":
+		m.Analyzer, m.AnalyzerName = retrieval.BigramAnalyzer, "bigram"
 	default:
-		return nil, fmt.Errorf("unknown BM25 analyser %q: want wordpiece or words", analyzer)
+		return nil, fmt.Errorf("unknown BM25 analyser %q: want wordpiece, words or bigram", analyzer)
 	}
 	m.Fingerprint = "bm25-" + m.AnalyzerName + "-" + tok.Fingerprint()
 	return m, nil
 }
 
-// OpenDense opens the BERT-family model in dir with the engine
-// o.Engine: "go" (pure Go), "ort" (ONNX Runtime; the ONNX graph is
-// exported from the safetensors weights into o.CacheDir on first use) or
-// "auto" (ort when it can run here, else go; the reason is in the
-// model's Notes).
+// OpenDense opens the dense model in dir (BERT-family or static) with
+// engine.Open and the engine o.Engine ("auto", "go" or "ort"); when auto
+// does not use ONNX Runtime, the reason is in the model's Notes.
 func OpenDense(name, dir string, o ModelOptions) (*Model, error) {
-	enc, err := encoder.Load(dir, encoder.Options{})
-	if err != nil {
-		return nil, err
-	}
-	bertEmb, ok := enc.Embedder().(*encoder.BERT)
-	if !ok {
-		return nil, fmt.Errorf("%s: unexpected embedder %T", dir, enc.Embedder())
-	}
-	weights, err := weightFile(dir)
-	if err != nil {
-		return nil, err
-	}
-	wfp, err := fileDigest(filepath.Join(dir, "config.json"), weights)
+	em, err := engine.Open(dir, engine.Options{Engine: o.Engine, ORTLibrary: o.OrtLibrary})
 	if err != nil {
 		return nil, err
 	}
 	m := &Model{
 		Name:      name,
 		Kind:      Dense,
-		Tokenizer: HFTokenizer{Tokenizer: enc.Tokenizer(), MaxLength: enc.MaxLength()},
-		Embedder:  bertEmb,
-		Engine:    "go",
+		Tokenizer: HFTokenizer{Tokenizer: em.Tokenizer(), MaxLength: em.MaxLength()},
+		Embedder:  em.Embedder(),
+		Engine:    em.Info.Engine,
 		BatchSize: 32,
+		Close:     em.Close,
 	}
-	switch o.Engine {
-	case "go":
-	case "ort", "auto", "":
-		emb, err := openORT(dir, weights, wfp, bertEmb.Pooling, o)
-		switch {
-		case err == nil:
-			m.Embedder, m.Engine = emb, "ort"
-			m.Close = emb.Close
-		case o.Engine == "ort":
-			return nil, err
-		default:
-			m.Notes = append(m.Notes, "engine go (ONNX Runtime unavailable: "+err.Error()+")")
+	m.Notes = append(m.Notes, "engine "+em.Info.String())
+	// The fingerprint covers the files that make the vectors (weights,
+	// config, pooling and length settings), the truncation length and the
+	// engine (engines differ in the last float bits), not the tokenizer: a
+	// changed tokenizer must meet the stored corpus vectors and be caught
+	// by the fingerprint check.
+	weights, err := weightFile(dir)
+	if err != nil {
+		em.Close()
+		return nil, err
+	}
+	files := []string{filepath.Join(dir, "config.json"), weights}
+	for _, f := range []string{filepath.Join(dir, "1_Pooling", "config.json"), filepath.Join(dir, "sentence_bert_config.json")} {
+		if _, err := os.Stat(f); err == nil {
+			files = append(files, f)
 		}
-	default:
-		return nil, fmt.Errorf("unknown engine %q: want auto, go or ort", o.Engine)
 	}
-	// The fingerprint covers the weights, the settings that change the
-	// vectors and the engine (engines differ in the last float bits), not
-	// the tokenizer: a changed tokenizer must meet the stored corpus
-	// vectors and be caught by the fingerprint check.
-	m.Fingerprint = name + "-" + m.Engine + "-" + digest(wfp, string(bertEmb.Pooling), strconv.Itoa(enc.MaxLength()), m.Engine)[:24]
+	wfp, err := fileDigest(files...)
+	if err != nil {
+		em.Close()
+		return nil, err
+	}
+	m.Fingerprint = safeKey(name) + "-" + m.Engine + "-" + digest(wfp, strconv.Itoa(em.MaxLength()), m.Engine)[:24]
 	return m, nil
-}
-
-// openORT returns an ONNX Runtime embedder for the model in dir, exporting
-// its ONNX graph to o.CacheDir/onnx/<weights digest>.onnx when missing.
-func openORT(dir, weights, wfp string, pooling encoder.Pooling, o ModelOptions) (*ort.Embedder, error) {
-	if err := ort.Available(o.OrtLibrary); err != nil {
-		return nil, err
-	}
-	if o.CacheDir == "" {
-		return nil, errors.New("no cache directory for the exported ONNX graph")
-	}
-	path := filepath.Join(o.CacheDir, "onnx", wfp[:32]+".onnx")
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		if err := exportONNX(dir, weights, path); err != nil {
-			return nil, err
-		}
-	}
-	emb, err := ort.New(path, o.OrtLibrary, 0)
-	if err != nil {
-		return nil, err
-	}
-	emb.Pooling = pooling
-	return emb, nil
-}
-
-func exportONNX(dir, weights, path string) error {
-	cfgPath := filepath.Join(dir, "config.json")
-	f, err := os.Open(cfgPath)
-	if err != nil {
-		return err
-	}
-	cfg, err := bert.ReadConfig(f, cfgPath)
-	f.Close()
-	if err != nil {
-		return err
-	}
-	st, err := safetensors.ReadFile(weights)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := onnx.WriteFile(tmp, st.Tensors, cfg, onnx.ExportOptions{ProducerVersion: "dreval"}); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("exporting %s to ONNX: %w", dir, err)
-	}
-	return os.Rename(tmp, path)
 }
 
 func weightFile(dir string) (string, error) {

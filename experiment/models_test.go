@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/ort"
+	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
 )
@@ -47,14 +50,14 @@ func TestOpenBM25(t *testing.T) {
 }
 
 // TestOpenDenseEngines opens minilm with the Go engine and, when ONNX
-// Runtime is installed, with it: both embed the same ids to nearly the
-// same vectors, and the engine is part of the fingerprint.
+// Runtime is installed, with it (from a copy of the model directory with
+// model.onnx exported): both embed the same ids to nearly the same
+// vectors, and the engine is part of the fingerprint.
 func TestOpenDenseEngines(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads MiniLM")
 	}
 	dir := sharedtest.ModelDir(t, "minilm")
-	cache := t.TempDir()
 	goModel, err := experiment.OpenDense("minilm", dir, experiment.ModelOptions{Engine: "go"})
 	if err != nil {
 		t.Fatal(err)
@@ -73,18 +76,42 @@ func TestOpenDenseEngines(t *testing.T) {
 	}
 	c, _ := os.UserCacheDir()
 	lib := ort.DefaultLibPath(c)
-	auto, err := experiment.OpenDense("minilm", dir, experiment.ModelOptions{Engine: "auto", OrtLibrary: lib, CacheDir: cache})
+	if err := ort.Available(lib); err != nil {
+		t.Skipf("ONNX Runtime is not usable here: %v", err)
+	}
+	// A copy of the model directory with model.onnx exported.
+	withONNX := filepath.Join(t.TempDir(), "minilm")
+	if err := os.Mkdir(withONNX, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"config.json", "tokenizer.json", "model.fp16.safetensors"} {
+		if err := os.Symlink(filepath.Join(dir, f), filepath.Join(withONNX, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, "config.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if auto.Close != nil {
-		defer auto.Close()
+	cfg, err := bert.ReadConfig(f, "config.json")
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if auto.Engine == "go" {
-		if len(auto.Notes) == 0 || !strings.Contains(auto.Notes[0], "ONNX Runtime unavailable") {
-			t.Errorf("auto fell back to go without saying why: %q", auto.Notes)
-		}
-		t.Skipf("ONNX Runtime is not usable here: %v", auto.Notes)
+	st, err := safetensors.ReadFile(filepath.Join(dir, "model.fp16.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := onnx.WriteFile(filepath.Join(withONNX, "model.onnx"), st.Tensors, cfg, onnx.ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	auto, err := experiment.OpenDense("minilm", withONNX, experiment.ModelOptions{Engine: "auto", OrtLibrary: lib})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer auto.Close()
+	if auto.Engine != "ort" {
+		t.Fatalf("auto chose %q with ONNX Runtime and model.onnx present: %q", auto.Engine, auto.Notes)
 	}
 	if auto.Fingerprint == goModel.Fingerprint {
 		t.Errorf("the ort and go engines share the fingerprint %q", auto.Fingerprint)
@@ -102,7 +129,15 @@ func TestOpenDenseEngines(t *testing.T) {
 			t.Errorf("sequence %d: cosine between the go and ort vectors %v, want ~1", i, dot)
 		}
 	}
-	if _, err := experiment.OpenDense("minilm", dir, experiment.ModelOptions{Engine: "ort", OrtLibrary: filepath.Join(cache, "nolib.so"), CacheDir: cache}); err == nil {
+	// Without model.onnx, auto runs on Go and says why.
+	fallback, err := experiment.OpenDense("minilm", dir, experiment.ModelOptions{Engine: "auto", OrtLibrary: lib})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "model.onnx")); err != nil && (fallback.Engine != "go" || !strings.Contains(strings.Join(fallback.Notes, " "), "ONNX Runtime not used")) {
+		t.Errorf("auto without model.onnx: engine %q, notes %q", fallback.Engine, fallback.Notes)
+	}
+	if _, err := experiment.OpenDense("minilm", withONNX, experiment.ModelOptions{Engine: "ort", OrtLibrary: filepath.Join(t.TempDir(), "nolib.so")}); err == nil {
 		t.Error("engine ort with a missing library: no error")
 	}
 }

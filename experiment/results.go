@@ -20,6 +20,12 @@ type Results struct {
 	// of the st and trec conventions (the keys of RunResult.ST and .TREC).
 	STMeasures   []string `json:"st_measures"`
 	TRECMeasures []string `json:"trec_measures"`
+	// Task is the configuration's task (TaskIR, TaskDPR, TaskDuReader).
+	Task string `json:"task"`
+	// DuReaderMeasures are the keys of RunResult.DuReader (task
+	// dureader); AnswerModes the keys of RunResult.Answers.
+	DuReaderMeasures []string `json:"dureader_measures,omitempty"`
+	AnswerModes      []string `json:"answer_modes,omitempty"`
 	// Significance describes the paired tests behind every Comparison.
 	Significance string `json:"significance"`
 	// Datasets holds one entry per dataset, in the order given.
@@ -27,6 +33,10 @@ type Results struct {
 	// Warnings collects every dataset's and model's warnings, prefixed by
 	// what they concern.
 	Warnings []string `json:"warnings,omitempty"`
+	// Average holds, with several datasets, each model's change from
+	// clean at every rate averaged over the datasets (the paper's Table
+	// 3); nil with one dataset.
+	Average []*AverageDrop `json:"average_drops,omitempty"`
 }
 
 // ConfigSummary is the configuration recorded in Results.
@@ -44,6 +54,9 @@ type ConfigSummary struct {
 	Analyzer       string    `json:"analyzer"`
 	Resamples      int       `json:"resamples"`
 	TestSeed       uint64    `json:"test_seed"`
+	Task           string    `json:"task"`
+	PassageText    bool      `json:"passage_text"`
+	AnswerKs       []int     `json:"answer_ks,omitempty"`
 }
 
 // DatasetResult is one dataset's part of Results.
@@ -72,6 +85,9 @@ type DatasetResult struct {
 	AbsentDocJudgments int            `json:"qrels_absent_doc_judgments"`
 	Warnings           []string       `json:"warnings,omitempty"`
 	Models             []*ModelResult `json:"models"`
+	// Answers describes the questions of the answer accuracy (tasks dpr
+	// and dureader); nil otherwise.
+	Answers *AnswerSummary `json:"answers,omitempty"`
 	// Qrels are the judgments of the evaluated queries, the ones every
 	// run was scored against; package report writes them beside the runs.
 	Qrels metrics.Qrels `json:"-"`
@@ -130,6 +146,13 @@ type RunResult struct {
 	// VsClean compares this run with the clean one, per st measure
 	// (perturbed minus clean); nil for the clean run.
 	VsClean map[string]Comparison `json:"vs_clean,omitempty"`
+	// DuReader maps the dureader measures to their means over the
+	// reference queries, DuReaderQueries of them (task dureader).
+	DuReader        map[string]float64 `json:"dureader,omitempty"`
+	DuReaderQueries int                `json:"dureader_queries,omitempty"`
+	// Answers maps an answer matching mode ("string", "substring") to the
+	// run's answer-span accuracy (tasks dpr and dureader).
+	Answers map[string]*AnswerAccuracy `json:"answers,omitempty"`
 	// Run is the ranking itself, written to File by package report.
 	Run metrics.Run `json:"-"`
 }
@@ -139,6 +162,8 @@ type RunResult struct {
 type QueryValues struct {
 	ST   map[string]float64 `json:"st,omitempty"`
 	TREC map[string]float64 `json:"trec,omitempty"`
+	// DuReader holds the dureader measures (task dureader).
+	DuReader map[string]float64 `json:"dureader,omitempty"`
 }
 
 // Stat is a mean and sample standard deviation over N values (SD is 0
@@ -185,6 +210,38 @@ type RateSummary struct {
 	Drop map[string]Comparison `json:"drop"`
 	// TRECDrop is Drop for the trec measures.
 	TRECDrop map[string]Comparison `json:"trec_drop"`
+	// DuReader and DuReaderDrop are ST and Drop for the dureader measures
+	// (task dureader).
+	DuReader     map[string]Stat       `json:"dureader,omitempty"`
+	DuReaderDrop map[string]Comparison `json:"dureader_drop,omitempty"`
+	// Answers maps a matching mode to the accuracy at each answer
+	// cut-off, mean and SD over seeds; AnswerDrop to the paired
+	// comparison of each question's hit@k indicator (clean against the
+	// perturbed runs averaged over seeds).
+	Answers    map[string][]Stat       `json:"answers,omitempty"`
+	AnswerDrop map[string][]Comparison `json:"answer_drop,omitempty"`
+}
+
+// AverageDrop is one model's change at one rate on one st measure,
+// averaged over the datasets: the paper's Table 3.
+type AverageDrop struct {
+	Model   string  `json:"model"`
+	Rate    float64 `json:"rate"`
+	Measure string  `json:"measure"`
+	// Clean and Perturbed are the means over datasets of the clean value
+	// and of the perturbed value (mean over seeds).
+	Clean     float64 `json:"clean"`
+	Perturbed float64 `json:"perturbed"`
+	// Drop is Clean minus Perturbed; Relative is Drop / Clean (NaN when
+	// Clean is 0).
+	Drop     Float `json:"drop"`
+	Relative Float `json:"relative"`
+	// Pooled is the paired comparison over the queries of every dataset
+	// pooled (clean against perturbed averaged over seeds; perturbed
+	// minus clean).
+	Pooled Comparison `json:"pooled"`
+	// Datasets is the number of datasets averaged.
+	Datasets int `json:"datasets"`
 }
 
 // Comparison is a paired comparison of two runs on one measure: the mean

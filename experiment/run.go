@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/metrics"
@@ -117,9 +118,16 @@ func Run(ctx context.Context, cfg Config, progress func(Event)) (*Results, error
 		Config:       summarize(cfg),
 		STMeasures:   measureNames(r.st),
 		TRECMeasures: measureNames(r.trec),
+		Task:         cfg.Task,
 		Significance: fmt.Sprintf("Tests are paired by query: two-sided randomization test (%d sign-flip permutations), paired t-test, percentile-bootstrap 95%% CI (%d resamples), seed %d", cfg.Resamples, cfg.Resamples, cfg.TestSeed),
 	}
 
+	if cfg.Task == TaskDuReader {
+		r.res.DuReaderMeasures = DuReaderMeasures
+	}
+	for _, m := range cfg.AnswerModes {
+		r.res.AnswerModes = append(r.res.AnswerModes, m.String())
+	}
 	var short []string
 	for _, m := range append(append([]metrics.Measure(nil), r.st...), r.trec...) {
 		if m.Cutoff() > cfg.K {
@@ -167,6 +175,9 @@ func Run(ctx context.Context, cfg Config, progress func(Event)) (*Results, error
 		}
 		r.res.Datasets = append(r.res.Datasets, dr)
 	}
+	if r.res.Average, err = r.averageDrops(); err != nil {
+		return nil, err
+	}
 	return r.res, nil
 }
 
@@ -187,6 +198,9 @@ func summarize(cfg Config) ConfigSummary {
 		K:              cfg.K,
 		Engine:         cfg.ModelOptions.Engine,
 		Analyzer:       cfg.ModelOptions.Analyzer,
+		Task:           cfg.Task,
+		PassageText:    cfg.PassageText,
+		AnswerKs:       cfg.AnswerKs,
 		Resamples:      cfg.Resamples,
 		TestSeed:       cfg.TestSeed,
 	}
@@ -282,12 +296,22 @@ func (r *runner) dataset(c *dataset.Collection, name, source string, models []*M
 		AbsentDocs:         st.AbsentDocs,
 		AbsentDocJudgments: st.AbsentDocJudgments,
 	}
+	// Ids go into TREC run files, whose columns are separated by white
+	// space: check them before any work is done.
 	seenDoc := make(map[string]bool, len(c.Corpus))
 	for _, d := range c.Corpus {
 		if seenDoc[d.ID] {
 			return nil, fmt.Errorf("dataset %s: document id %q appears twice in the corpus", source, d.ID)
 		}
+		if d.ID == "" || strings.IndexFunc(d.ID, unicode.IsSpace) >= 0 {
+			return nil, fmt.Errorf("dataset %s: document id %q is empty or holds white space, which TREC run files cannot hold", source, d.ID)
+		}
 		seenDoc[d.ID] = true
+	}
+	for _, q := range c.Queries {
+		if q.ID == "" || strings.IndexFunc(q.ID, unicode.IsSpace) >= 0 {
+			return nil, fmt.Errorf("dataset %s: query id %q is empty or holds white space, which TREC run files cannot hold", source, q.ID)
+		}
 	}
 	// The judged queries are searched; the qrels are cut to them, so that
 	// every average is over the queries run (a query retrieving nothing
@@ -318,8 +342,13 @@ func (r *runner) dataset(c *dataset.Collection, name, source string, models []*M
 	if len(queries) == 0 {
 		return nil, fmt.Errorf("dataset %s: none of its %d queries has judgments for split %q: nothing to evaluate", source, len(c.Queries), r.cfg.Split)
 	}
+	td, err := r.prepareTask(c, name, queries, dr)
+	if err != nil {
+		return nil, err
+	}
+	encodedHash := EncodedCorpusHash(c.Corpus, r.cfg.PassageText)
 	for _, m := range models {
-		mr, err := r.model(c, name, dr.CorpusSHA256, queries, qrels, m, multi)
+		mr, err := r.model(c, name, encodedHash, queries, qrels, td, m, multi)
 		if err != nil {
 			return nil, fmt.Errorf("dataset %s, model %s: %w", name, m.Name, err)
 		}
@@ -329,7 +358,7 @@ func (r *runner) dataset(c *dataset.Collection, name, source string, models []*M
 }
 
 // model evaluates model m on one collection.
-func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries []dataset.Query, qrels metrics.Qrels, m *Model, multi bool) (*ModelResult, error) {
+func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries []dataset.Query, qrels metrics.Qrels, td *taskData, m *Model, multi bool) (*ModelResult, error) {
 	mr := &ModelResult{
 		Model:                m.Name,
 		Kind:                 m.Kind,
@@ -416,6 +445,9 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 	if err != nil {
 		return nil, fmt.Errorf("scoring the clean run: %w", err)
 	}
+	if err := r.scoreTask(td, qrels, mr.Clean); err != nil {
+		return nil, fmt.Errorf("scoring the clean run: %w", err)
+	}
 	mr.Clean.Name = safeKey(m.Name) + "__clean"
 	mr.Clean.File = path.Join("runs", prefix+mr.Clean.Name+".trec")
 	tick()
@@ -436,6 +468,9 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 			}
 			rr, err := r.score(qrels, run)
 			if err != nil {
+				return nil, fmt.Errorf("scoring the run at rate %v seed %d: %w", p.rate, p.seed, err)
+			}
+			if err := r.scoreTask(td, qrels, rr); err != nil {
 				return nil, fmt.Errorf("scoring the run at rate %v seed %d: %w", p.rate, p.seed, err)
 			}
 			rr.Rate, rr.Seed = p.rate, p.seed
@@ -624,28 +659,46 @@ func (r *runner) score(qrels metrics.Qrels, run metrics.Run) (*RunResult, error)
 	return rr, nil
 }
 
-// values returns, for the queries of clean that have measure name under
-// st (or trec), the clean value and the perturbed runs' values averaged
-// over runs.
-func values(clean *RunResult, runs []*RunResult, name string, st bool) (qids []string, a, b []float64) {
-	get := func(rr *RunResult, qid string) (float64, bool) {
-		qv, ok := rr.PerQuery[qid]
-		if !ok {
-			return 0, false
-		}
-		m := qv.TREC
-		if st {
-			m = qv.ST
-		}
-		v, ok := m[name]
+// stGetter and trecGetter read a query's measure under st or trec.
+func stGetter(name string) func(*RunResult, string) (float64, bool) {
+	return func(rr *RunResult, qid string) (float64, bool) {
+		v, ok := rr.PerQuery[qid].ST[name]
 		return v, ok
 	}
+}
+
+func trecGetter(name string) func(*RunResult, string) (float64, bool) {
+	return func(rr *RunResult, qid string) (float64, bool) {
+		v, ok := rr.PerQuery[qid].TREC[name]
+		return v, ok
+	}
+}
+
+// values returns, for the queries of clean that have a value (read by
+// get), the clean value and the perturbed runs' values averaged over runs.
+func values(clean *RunResult, runs []*RunResult, get func(*RunResult, string) (float64, bool)) (qids []string, a, b []float64) {
+	var all []string
 	for qid := range clean.PerQuery {
+		all = append(all, qid)
+	}
+	if clean.Answers != nil {
+		for _, acc := range clean.Answers {
+			for qid := range acc.FirstHit {
+				if _, ok := clean.PerQuery[qid]; !ok {
+					all = append(all, qid)
+				}
+			}
+			break
+		}
+	}
+	for _, qid := range all {
 		if _, ok := get(clean, qid); ok {
 			qids = append(qids, qid)
 		}
 	}
 	slices.Sort(qids)
+	qids = slices.Compact(qids)
+	kept := qids[:0]
 	for _, qid := range qids {
 		x, _ := get(clean, qid)
 		var sum float64
@@ -659,16 +712,27 @@ func values(clean *RunResult, runs []*RunResult, name string, st bool) (qids []s
 		if n == 0 {
 			continue
 		}
+		kept = append(kept, qid)
 		a = append(a, x)
 		b = append(b, sum/float64(n))
 	}
-	return qids, a, b
+	return kept, a, b
 }
 
-// compare compares clean with runs averaged query by query, per measure.
-// The measures are tested in parallel; each test's draws depend only on
-// the test seed, so the result does not depend on scheduling.
+// compare compares clean with runs averaged query by query, per st (or
+// trec) measure.
 func (r *runner) compare(clean *RunResult, runs []*RunResult, names []string, st bool) (map[string]Comparison, error) {
+	if st {
+		return r.compareBy(clean, runs, names, stGetter)
+	}
+	return r.compareBy(clean, runs, names, trecGetter)
+}
+
+// compareBy compares clean with runs averaged query by query, per name,
+// reading values with getter(name). The names are tested in parallel;
+// each test's draws depend only on the test seed, so the result does not
+// depend on scheduling.
+func (r *runner) compareBy(clean *RunResult, runs []*RunResult, names []string, getter func(string) func(*RunResult, string) (float64, bool)) (map[string]Comparison, error) {
 	res := make([]Comparison, len(names))
 	errs := make([]error, len(names))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -678,7 +742,7 @@ func (r *runner) compare(clean *RunResult, runs []*RunResult, names []string, st
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			_, a, b := values(clean, runs, name, st)
+			_, a, b := values(clean, runs, getter(name))
 			res[i], errs[i] = pairedCompare(a, b, r.cfg.Resamples, r.cfg.TestSeed)
 		}()
 	}
@@ -715,6 +779,9 @@ func (r *runner) summarizeRate(clean *RunResult, rate float64, seeds []uint64, r
 		return nil, err
 	}
 	if s.TRECDrop, err = r.compare(clean, runs, r.res.TRECMeasures, false); err != nil {
+		return nil, err
+	}
+	if err := r.summarizeTask(clean, runs, s); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -308,6 +308,8 @@ func TestBadCollections(t *testing.T) {
 	unknownDoc.Qrels[base.Queries[0].ID] = map[string]int{"no-such-doc": 1, "other-missing": 2}
 	empty := *base
 	empty.Corpus = nil
+	spaced := *base
+	spaced.Corpus = append([]dataset.Doc{{ID: "doc 1", Text: "x"}}, base.Corpus[1:]...)
 
 	tests := []struct {
 		name    string
@@ -316,6 +318,7 @@ func TestBadCollections(t *testing.T) {
 		warning string
 	}{
 		{"empty corpus", &empty, "corpus is empty", ""},
+		{"spaced id", &spaced, `document id "doc 1" is empty or holds white space`, ""},
 		{"no judgments", withQrels(dataset.Qrels{}), "none of its 48 queries has judgments", ""},
 		{"unknown docs", unknownDoc, "", "the qrels name 2 documents absent from the corpus"},
 		{"unjudged query", unjudged, "", "1 of 48 queries have no judgments"},

@@ -1,9 +1,9 @@
 package report
 
 import (
-	"bytes"
 	"html/template"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/dreval/dreval/experiment"
@@ -21,10 +21,6 @@ func HTML(w io.Writer, res *experiment.Results, charts []File) error {
 	var cs []chart
 	for _, c := range charts {
 		cs = append(cs, chart{Name: c.Path, SVG: inlineSVG(c.Data)})
-	}
-	var ex bytes.Buffer
-	if err := Examples(&ex, res); err != nil {
-		return err
 	}
 	data := struct {
 		R        *experiment.Results
@@ -51,20 +47,26 @@ type exampleGroup struct {
 	Examples       []experiment.Example
 }
 
+// exampleGroups returns each dataset's and model's examples; a model
+// whose examples equal an earlier model's on the dataset (a shared
+// tokenizer) gets SameAs instead.
 func exampleGroups(res *experiment.Results) []exampleGroup {
 	var out []exampleGroup
 	for _, ds := range res.Datasets {
-		shown := map[string]string{}
+		var shown []*experiment.ModelResult
 		for _, m := range ds.Models {
 			if len(m.Examples) == 0 {
 				continue
 			}
-			g := exampleGroup{Dataset: ds.Name, Model: m.Model}
-			if prev, ok := shown[m.TokenizerFingerprint]; ok {
-				g.SameAs = prev
-			} else {
-				shown[m.TokenizerFingerprint] = m.Model
-				g.Examples = m.Examples
+			g := exampleGroup{Dataset: ds.Name, Model: m.Model, Examples: m.Examples}
+			for _, prev := range shown {
+				if slices.Equal(prev.Examples, m.Examples) {
+					g.SameAs, g.Examples = prev.Model, nil
+					break
+				}
+			}
+			if g.SameAs == "" {
+				shown = append(shown, m)
 			}
 			out = append(out, g)
 		}
@@ -128,7 +130,7 @@ figure { margin: 1em 0; }
 <h2>Perturbed queries</h2>
 <p>Original and perturbed query token ids decoded with the clean vocabulary (special tokens shown), first seed of each rate.</p>
 {{range .Examples}}<h3>{{.Dataset}} / {{.Model}}</h3>
-{{if .SameAs}}<p>Same tokenizer as {{.SameAs}}: same perturbed queries.</p>{{else}}
+{{if .SameAs}}<p>Same perturbed queries as {{.SameAs}} (same tokenizer).</p>{{else}}
 <table>
 <tr><th>Query</th><th>Rate</th><th>Seed</th><th>Changed</th><th>Original</th><th>Perturbed</th></tr>
 {{range .Examples}}<tr><td>{{.QueryID}}</td><td class="n">{{pct .Rate}}</td><td class="n">{{.Seed}}</td><td class="n">{{.Changed}}/{{.Considered}}</td><td>{{.Decoded}}</td><td>{{.PerturbedDecoded}}</td></tr>

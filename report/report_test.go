@@ -311,7 +311,7 @@ func TestWriteDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(ex), "Same tokenizer as fake") || !strings.Contains(string(ex), "[CLS]") {
+	if !strings.Contains(string(ex), "Same perturbed queries as fake") || !strings.Contains(string(ex), "[CLS]") {
 		t.Errorf("examples.md:\n%s", ex)
 	}
 }
@@ -377,5 +377,26 @@ func TestFilesSeveralDatasets(t *testing.T) {
 		if !have[want] {
 			t.Errorf("no %s among %d files", want, len(files))
 		}
+	}
+}
+
+func TestWriteRunRefusesSpaces(t *testing.T) {
+	tests := []struct {
+		run  metrics.Run
+		tag  string
+		want string
+	}{
+		{metrics.Run{"q 1": {{DocID: "d", Score: 1}}}, "t", `query id "q 1"`},
+		{metrics.Run{"q1": {{DocID: "d\t2", Score: 1}}}, "t", `document id "d\t2"`},
+		{metrics.Run{"q1": {{DocID: "d", Score: 1}}}, "my run", `run tag "my run"`},
+	}
+	for _, tt := range tests {
+		err := report.WriteRun(io.Discard, tt.run, tt.tag)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("got %v, want an error containing %q", err, tt.want)
+		}
+	}
+	if err := report.WriteQrels(io.Discard, metrics.Qrels{"q1": {"a b": 1}}); err == nil {
+		t.Error("qrels with a spaced document id written without error")
 	}
 }

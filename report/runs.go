@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/metrics"
@@ -23,9 +25,18 @@ func WriteRun(w io.Writer, run metrics.Run, tag string) error {
 		qids = append(qids, q)
 	}
 	sort.Strings(qids)
+	if strings.IndexFunc(tag, unicode.IsSpace) >= 0 || tag == "" {
+		return fmt.Errorf("run tag %q: TREC runs need a non-empty tag without spaces", tag)
+	}
 	var buf []byte
 	for _, q := range qids {
+		if strings.IndexFunc(q, unicode.IsSpace) >= 0 || q == "" {
+			return fmt.Errorf("query id %q cannot be written to a TREC run: it is empty or holds white space", q)
+		}
 		for i, d := range run[q] {
+			if strings.IndexFunc(d.DocID, unicode.IsSpace) >= 0 || d.DocID == "" {
+				return fmt.Errorf("document id %q (query %s) cannot be written to a TREC run: it is empty or holds white space", d.DocID, q)
+			}
 			buf = buf[:0]
 			buf = append(buf, q...)
 			buf = append(buf, " Q0 "...)
@@ -45,16 +56,23 @@ func WriteRun(w io.Writer, run metrics.Run, tag string) error {
 	return bw.Flush()
 }
 
-// WriteQrels writes qrels in TREC format ("qid 0 docid rel"), sorted.
+// WriteQrels writes qrels in TREC format ("qid 0 docid rel"), sorted. Ids
+// holding white space cannot be written and are an error.
 func WriteQrels(w io.Writer, qrels metrics.Qrels) error {
 	bw := bufio.NewWriter(w)
 	for _, q := range qrels.QueryIDs() {
+		if strings.IndexFunc(q, unicode.IsSpace) >= 0 || q == "" {
+			return fmt.Errorf("query id %q cannot be written to TREC qrels: it is empty or holds white space", q)
+		}
 		docs := make([]string, 0, len(qrels[q]))
 		for d := range qrels[q] {
 			docs = append(docs, d)
 		}
 		sort.Strings(docs)
 		for _, d := range docs {
+			if strings.IndexFunc(d, unicode.IsSpace) >= 0 || d == "" {
+				return fmt.Errorf("document id %q (query %s) cannot be written to TREC qrels: it is empty or holds white space", d, q)
+			}
 			fmt.Fprintf(bw, "%s 0 %s %d\n", q, d, qrels[q][d])
 		}
 	}

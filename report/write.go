@@ -28,11 +28,23 @@ func Tables(res *experiment.Results) []*Table {
 	var out []*Table
 	for _, ds := range res.Datasets {
 		out = append(out, MainTable(res, ds), TRECTable(res, ds))
+		if t := DuReaderTable(res, ds); t != nil {
+			out = append(out, t)
+		}
+		if t := AnswerTable(res, ds); t != nil {
+			out = append(out, t)
+		}
 		if d := DropTable(res, ds); len(d.Rows) > 0 {
 			out = append(out, d)
 		}
+		if t := AnswerDropTable(res, ds); t != nil && len(t.Rows) > 0 {
+			out = append(out, t)
+		}
 	}
 	if t := AverageTable(res); t != nil {
+		out = append(out, t)
+	}
+	if t := AverageDropTable(res, nil); t != nil && len(t.Rows) > 0 {
 		out = append(out, t)
 	}
 	return out
@@ -46,6 +58,15 @@ func Summary(w io.Writer, res *experiment.Results) error {
 			return err
 		}
 		fmt.Fprintln(w)
+		for _, t := range []*Table{DuReaderTable(res, ds), AnswerTable(res, ds)} {
+			if t == nil {
+				continue
+			}
+			if err := t.Markdown(w); err != nil {
+				return err
+			}
+			fmt.Fprintln(w)
+		}
 	}
 	if t := AverageTable(res); t != nil {
 		if err := t.Markdown(w); err != nil {
@@ -56,11 +77,19 @@ func Summary(w io.Writer, res *experiment.Results) error {
 	return nil
 }
 
-// JSON writes res as indented JSON.
+// JSON writes res as JSON, indented, with every object or array that fits
+// in a line of 160 bytes (a query's values, a comparison) on one line.
 func JSON(w io.Writer, res *experiment.Results) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(res)
+	b, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := indentFit(&buf, b, 160); err != nil {
+		return err
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
 }
 
 // ChartFile is the name of the rate chart: of the single dataset, or of

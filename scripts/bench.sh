@@ -1,5 +1,22 @@
 #!/usr/bin/env bash
-# bench.sh runs dreval's benchmarks; each section prints its figures.
+# bench.sh is "make bench": every speed figure in the README, section by
+# section. Each section prints its own command and figures. The machine's
+# load average is printed first: figures taken on a busy machine are not
+# comparable. SECTIONS (default: all) picks some, e.g. SECTIONS="metrics search".
 set -euo pipefail
 cd "$(dirname "$0")/.."
-go test -run='^$' -bench=. -benchmem ./...
+echo "bench: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+sections="${SECTIONS:-metrics tokenizer search encoder ort static}"
+for s in $sections; do
+  echo
+  echo "### $s"
+  case "$s" in
+    metrics)   scripts/bench-metrics.sh ;;
+    tokenizer) go test -run '^$' -bench BenchmarkTokenize -benchtime 5x -cpu 1 ./encoder/tokenizer/ ;;
+    search)    scripts/bench-search.sh ;;
+    encoder)   scripts/bench-encoder.sh ;;
+    ort)       scripts/bench-ort.sh ;;
+    static)    if [ -x scripts/bench-static.sh ]; then scripts/bench-static.sh; fi ;;
+    *) echo "bench: unknown section $s" >&2; exit 2 ;;
+  esac
+done

@@ -22,6 +22,11 @@ cp "$out"/tables.md "$out"/examples.md "$out"/ndcg_vs_rate*.svg "$dst"/
   echo
   echo "i.e. \`dreval eval -out $out $*\` with the defaults (models, rates 0,0.05,0.1,0.2, 5 seeds, k 100)."
   echo "Built as \`$(build/dreval version)\`, run on $(date -u +%Y-%m-%d), $(nproc) cores."
+  echo "Models directory: ${DREVAL_MODELS:-the default, <user cache dir>/dreval/models} (minilm from \`make setup\`, static from \`dreval model distill\`)."
+  echo "Model fingerprints (dense: <name>-<engine>-<digest of weights and settings>):"
+  echo
+  grep -o '"fingerprint": "[^"]*"' "$out/results.json" | sed 's/^"fingerprint": "\(.*\)"$/    \1/' | sort -u
+  echo
   echo "The full output (results.json with per-query values, runs/*.trec, report.html) is in $out."
 } >"$dst"/README.md
 echo "wrote $dst" >&2

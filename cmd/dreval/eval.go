@@ -2,14 +2,15 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/dreval/dreval/encoder/ort"
+	"github.com/dreval/dreval/answer"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/progress"
 	"github.com/dreval/dreval/perturb"
@@ -24,7 +25,7 @@ func init() {
 	})
 }
 
-const evalUsage = `[-data demo|DIR[,DIR...]] [-models minilm,bm25] [-perturb idshift] [-rates 0,0.05,0.1,0.2] [-seeds 5] [-k 100] [-out DIR] [-quiet]
+const evalUsage = `[-data demo|DIR[,DIR...]] [-models minilm,static,bm25] [-task ir|dpr|dureader] [-perturb idshift] [-rates 0,0.05,0.1,0.2] [-seeds 5] [-k 100] [-out DIR] [-quiet]
 
 Encodes each corpus once (cached by model and corpus hash; the tokenizer's
 fingerprint is stored beside the vectors and checked), runs the judged
@@ -34,16 +35,43 @@ under the st and trec conventions, compares each rate with the clean run
 writes into -out: results.json, runs/*.trec (score them with
 "dreval metrics -c -qrels qrels/<dataset>.qrels -run ..."), tables
 (tables.md, tables.tex, tables/*.csv), examples.md, ndcg_vs_rate.svg and
-report.html.`
+report.html.
+
+-task dpr adds DPR's answer-span top-k accuracy (answers.jsonl; yes/no
+questions count as misses and are reported), and dense models encode
+"title [SEP] text"; -task dureader adds the dureader convention and the
+answer accuracy of DuReader's extractive answers (string and substring).`
 
 // evalRegistry returns the models eval can open; tests replace it.
 var evalRegistry = experiment.DefaultRegistry
+
+// evalDefaultModels are the models eval runs when -models is not given
+// (those of them that are installed).
+const evalDefaultModels = "minilm,static,bm25"
+
+// evalInstalled splits the default models into those installed in dir and
+// those missing: a dense model needs dir/<name>/config.json, bm25 the
+// minilm tokenizer.
+func evalInstalled(names []string, dir string) (installed, missing []string) {
+	for _, n := range names {
+		need := filepath.Join(dir, n, "config.json")
+		if n == "bm25" {
+			need = filepath.Join(dir, "minilm", "tokenizer.json")
+		}
+		if _, err := os.Stat(need); err != nil {
+			missing = append(missing, n)
+			continue
+		}
+		installed = append(installed, n)
+	}
+	return installed, missing
+}
 
 func runEval(env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "eval", evalUsage)
 	data := fs.String("data", "demo", "datasets: \"demo\" or BEIR-layout `DIRS`, comma-separated")
 	split := fs.String("split", "test", "qrels `split`")
-	models := fs.String("models", "minilm,bm25", "models, comma-separated: "+strings.Join(evalRegistry().Names(), ", ")+", or model directories")
+	models := fs.String("models", evalDefaultModels, "models, comma-separated: "+strings.Join(evalRegistry().Names(), ", ")+", or model directories (by default, those of the defaults that are installed)")
 	modelsDir := fs.String("models-dir", defaultModelsDir(), "`directory` of installed models (default from $DREVAL_MODELS, else the user cache directory)")
 	mode := fs.String("perturb", "idshift", "perturbation `mode`: idshift, idrandom, typo, charswap, charinsert, chardelete, worddrop, or vocabswap (tokenizer poisoning; needs -protect-special)")
 	oov := fs.String("oov", "redraw", "idshift: what to do with ids shifted past the vocabulary: redraw, clamp, wrap or error")
@@ -52,34 +80,52 @@ func runEval(env *cliEnv, args []string) error {
 	seeds := fs.Int("seeds", experiment.DefaultSeeds, "`number` of seeds per rate > 0")
 	k := fs.Int("k", experiment.DefaultK, "documents retrieved per query")
 	out := fs.String("out", "out/eval", "output `directory`")
-	engine := fs.String("engine", "auto", "dense encoder engine: auto (ONNX Runtime when available, else go), go or ort")
-	ortLib := fs.String("ort-lib", evalDefaultOrtLib(), "ONNX Runtime shared `library` for -engine ort/auto")
-	analyzer := fs.String("analyzer", "wordpiece", "BM25 analyser: wordpiece (the minilm tokenizer's tokens) or words")
-	cacheDir := fs.String("cache", evalDefaultCacheDir(), "corpus embedding cache `directory` (ONNX graphs exported for -engine ort go to ../onnx beside it)")
+	engine := fs.String("engine", "auto", "dense encoder engine: auto (ONNX Runtime when the library loads and the model directory has model.onnx, else go), go or ort")
+	ortLib := fs.String("ort-lib", defaultORTLib(), "ONNX Runtime shared `library` for -engine ort/auto (default from $DREVAL_ORT_LIB, else where make setup installs it)")
+	bm25Tok := fs.String("bm25-tokenizer", "", "tokenizer.json `FILE` bm25 perturbs and decodes queries with (default: minilm's); for Chinese use bert-base-chinese's")
+	analyzer := fs.String("analyzer", "wordpiece", "BM25 analyser: wordpiece (the minilm tokenizer's tokens), words, or bigram (CJK character bigrams, for Chinese)")
+	cacheDir := fs.String("cache", evalDefaultCacheDir(), "corpus embedding cache `directory`")
 	noCache := fs.Bool("no-cache", false, "neither read nor write the corpus embedding cache")
 	examples := fs.Int("examples", experiment.DefaultExamples, "decoded perturbed queries kept per model and rate")
 	resamples := fs.Int("resamples", experiment.DefaultResamples, "randomization-test and bootstrap resamples")
-	quiet := fs.Bool("quiet", false, "no progress output on stderr")
+	quiet := fs.Bool("quiet", false, "no progress output on stderr (warnings are still shown)")
+	task := fs.String("task", "ir", "what to score beside st and trec: ir (qrels only), dpr (also DPR's answer-span top-k accuracy with answers.jsonl) or dureader (also the dureader convention, MRR@10 recall@1 recall@50, and the answer accuracy of the extractive answers)")
+	match := fs.String("match", "", "answer matching `modes`, comma-separated: string (DPR's token match), substring, regex (default: string for -task dpr; string,substring for -task dureader)")
+	answerKs := fs.String("answer-k", "1,5,20,100", "answer accuracy cut-offs, comma-separated")
+	passageText := fs.String("passage-text", "auto", "dense models encode documents as DPR passages, \"title [SEP] text\": on, off or auto (on for -task dpr)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf("unexpected argument %q", fs.Arg(0))
 	}
+	modelNames := evalSplitList(*models)
+	modelsGiven := false
+	fs.Visit(func(f *flag.Flag) { modelsGiven = modelsGiven || f.Name == "models" })
+	if !modelsGiven {
+		var missing []string
+		modelNames, missing = evalInstalled(modelNames, *modelsDir)
+		for _, m := range missing {
+			fmt.Fprintf(env.stderr, "note: default model %s is not installed in %s (\"make setup\" installs it); running without it\n", m, *modelsDir)
+		}
+		if len(modelNames) == 0 {
+			return fmt.Errorf("none of the default models (%s) is installed in %s: run \"make setup\", or name models with -models", evalDefaultModels, *modelsDir)
+		}
+	}
 	cfg := experiment.Config{
 		Data:     evalSplitList(*data),
 		Split:    *split,
-		Models:   evalSplitList(*models),
+		Models:   modelNames,
 		Registry: evalRegistry(),
 		ModelOptions: experiment.ModelOptions{
 			Engine: *engine, ModelsDir: *modelsDir, Analyzer: *analyzer,
-			OrtLibrary: *ortLib, CacheDir: filepath.Dir(*cacheDir),
+			OrtLibrary: *ortLib, BM25Tokenizer: *bm25Tok,
 		},
 		Seeds:     *seeds,
 		K:         *k,
 		Examples:  *examples,
 		Resamples: *resamples,
-		Version:   evalVersion(),
+		Version:   buildVersion(),
 	}
 	m, err := perturb.ParseMode(*mode)
 	if err != nil {
@@ -108,6 +154,9 @@ func runEval(env *cliEnv, args []string) error {
 	if *examples == 0 {
 		cfg.Examples = -1
 	}
+	if err := evalTaskFlags(&cfg, *task, *match, *answerKs, *passageText); err != nil {
+		return err
+	}
 	if !*noCache {
 		cfg.Cache = experiment.DirCache{Dir: *cacheDir}
 	}
@@ -115,25 +164,28 @@ func runEval(env *cliEnv, args []string) error {
 		return usageErrorf("%v", err)
 	}
 
+	// Warnings always reach stderr; -quiet silences the progress.
 	var bar *progress.Bar
-	onEvent := func(experiment.Event) {}
 	if !*quiet {
 		bar = progress.New(env.stderr)
-		onEvent = func(e experiment.Event) {
-			switch {
-			case e.Step == experiment.StepWarning:
+	}
+	onEvent := func(e experiment.Event) {
+		switch {
+		case e.Step == experiment.StepWarning:
+			if bar != nil {
 				bar.Done()
-				if s := e.Subject(); s != "" {
-					fmt.Fprintf(env.stderr, "warning: %s: %s\n", s, e.Message)
-				} else {
-					fmt.Fprintf(env.stderr, "warning: %s\n", e.Message)
-				}
-			case e.Total > 0:
-				bar.Update(e.Label(), e.Done, e.Total, e.Unit)
-			case e.Message != "":
-				bar.Done()
-				fmt.Fprintf(env.stderr, "%s: %s\n", e.Label(), e.Message)
 			}
+			if s := e.Subject(); s != "" {
+				fmt.Fprintf(env.stderr, "warning: %s: %s\n", s, e.Message)
+			} else {
+				fmt.Fprintf(env.stderr, "warning: %s\n", e.Message)
+			}
+		case bar == nil:
+		case e.Total > 0:
+			bar.Update(e.Label(), e.Done, e.Total, e.Unit)
+		case e.Message != "":
+			bar.Done()
+			fmt.Fprintf(env.stderr, "%s: %s\n", e.Label(), e.Message)
 		}
 	}
 	res, err := experiment.Run(context.Background(), cfg, onEvent)
@@ -194,18 +246,46 @@ func evalDefaultCacheDir() string {
 	return d
 }
 
-func evalDefaultOrtLib() string {
-	c, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return ort.DefaultLibPath(c)
-}
+// evalDefaultOrtLib is defaultORTLib; serve.go uses this name.
+func evalDefaultOrtLib() string { return defaultORTLib() }
 
-// evalVersion returns dreval's version as the build records it.
-func evalVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
+// evalTaskFlags sets the task fields of cfg from the -task, -match,
+// -answer-k and -passage-text flags.
+func evalTaskFlags(cfg *experiment.Config, task, match, ks, passageText string) error {
+	if !slices.Contains(experiment.Tasks, task) {
+		return usageErrorf("-task %q: want one of %s", task, strings.Join(experiment.Tasks, ", "))
 	}
-	return "(devel)"
+	cfg.Task = task
+	if match != "" {
+		if task == experiment.TaskIR {
+			return usageErrorf("-match is for -task dpr or dureader")
+		}
+		for _, m := range evalSplitList(match) {
+			mode, err := answer.ParseMode(m)
+			if err != nil {
+				return usageErrorf("-match: %v", err)
+			}
+			if slices.Contains(cfg.AnswerModes, mode) {
+				return usageErrorf("-match: %s is listed twice", mode)
+			}
+			cfg.AnswerModes = append(cfg.AnswerModes, mode)
+		}
+	}
+	if task != experiment.TaskIR {
+		k, err := parseAnswerKs(ks)
+		if err != nil {
+			return usageErrorf("-answer-k: %v", err)
+		}
+		cfg.AnswerKs = k
+	}
+	switch passageText {
+	case "auto":
+		cfg.PassageText = task == experiment.TaskDPR
+	case "on":
+		cfg.PassageText = true
+	case "off":
+	default:
+		return usageErrorf("-passage-text %q: want on, off or auto", passageText)
+	}
+	return nil
 }

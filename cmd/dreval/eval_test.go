@@ -159,8 +159,8 @@ func TestEvalBadFlags(t *testing.T) {
 	}
 }
 
-// TestEvalMiniLM runs the real models (minilm, bm25) on the demo when
-// minilm is installed, checks the run files against "dreval metrics", that
+// TestEvalMiniLM runs the real models (minilm, bm25, and static when it
+// has been distilled) on the demo when minilm is installed, checks the run files against "dreval metrics", that
 // a second run reads the corpus vectors from the cache, and that a
 // tampered tokenizer meeting those vectors is refused.
 func TestEvalMiniLM(t *testing.T) {
@@ -170,7 +170,11 @@ func TestEvalMiniLM(t *testing.T) {
 	modelDir := sharedtest.ModelDir(t, "minilm")
 	cache := t.TempDir()
 	dir := t.TempDir()
-	args := []string{"eval", "-models", "minilm,bm25", "-models-dir", filepath.Dir(modelDir), "-rates", "0,0.2", "-seeds", "1",
+	models := "minilm,bm25"
+	if _, err := os.Stat(filepath.Join(filepath.Dir(modelDir), "static", "config.json")); err == nil {
+		models = "minilm,static,bm25" // "dreval model distill" has been run
+	}
+	args := []string{"eval", "-models", models, "-models-dir", filepath.Dir(modelDir), "-rates", "0,0.2", "-seeds", "1",
 		"-resamples", "200", "-cache", cache, "-out", dir}
 	code, _, errOut := runCLI(t, "", args...)
 	if code != 0 {
@@ -234,8 +238,17 @@ func checkRefusesPoisonedTokenizer(t *testing.T, modelDir, cache string) {
 	if err := os.Mkdir(bad, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"config.json", "model.fp16.safetensors"} {
-		if err := os.Symlink(filepath.Join(modelDir, f), filepath.Join(bad, f)); err != nil {
+	// Everything but the tokenizer is the installed model's (model.onnx
+	// too, when exported, so the engine and the fingerprint stay the same).
+	entries, err := os.ReadDir(modelDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() == "tokenizer.json" {
+			continue
+		}
+		if err := os.Symlink(filepath.Join(modelDir, e.Name()), filepath.Join(bad, e.Name())); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -261,5 +274,26 @@ func checkRefusesPoisonedTokenizer(t *testing.T, modelDir, cache string) {
 	code, _, errOut := runCLI(t, "", args...)
 	if code != 1 || !strings.Contains(errOut, "tampered (poisoned) tokenizer") {
 		t.Fatalf("eval with a tampered tokenizer exited %d: %s; want a refusal naming the tampered tokenizer", code, errOut)
+	}
+}
+
+func TestEvalDefaultModels(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"minilm/config.json", "minilm/tokenizer.json", "static/tokenizer.json"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, missing := evalInstalled(evalSplitList(evalDefaultModels), dir)
+	if strings.Join(got, ",") != "minilm,bm25" || strings.Join(missing, ",") != "static" {
+		t.Errorf("installed %q missing %q; want minilm,bm25 and static", got, missing)
+	}
+	code, _, errOut := runCLI(t, "", "eval", "-models-dir", t.TempDir(), "-quiet", "-out", t.TempDir())
+	if code != 1 || !strings.Contains(errOut, "none of the default models") {
+		t.Errorf("no model installed: exit %d, %q", code, errOut)
 	}
 }

@@ -35,6 +35,7 @@ var modelSubs = []modelSub{
 	{"get", "[-models DIR] NAME...", "install models from the catalogue, checking their integrity hashes", runModelGet},
 	{"list", "[-models DIR]", "list the catalogue and which models are installed", runModelList},
 	modelExportONNX,
+	modelDistill,
 }
 
 func runModel(env *cliEnv, args []string) error {

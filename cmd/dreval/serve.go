@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/dreval/dreval/serve"
+	"github.com/dreval/dreval/webapp"
+)
+
+func init() {
+	register(&command{
+		name:    "serve",
+		summary: "serve the browser app, model files, demo data and the HTTP API (/api/encode, /api/metrics, /api/perturb)",
+		run:     runServe,
+	})
+}
+
+const serveUsage = `[-addr 127.0.0.1:8080] [-models DIR] [flags]
+
+Serves the browser app built into this binary, the files of the installed
+models (/models/NAME/config.json, tokenizer.json, *.safetensors, model.onnx),
+the demo corpus embedded by each model (/data/demo/MODEL.npy and .json,
+computed on first request, or read from the "dreval eval" cache), and the API:
+
+  POST /api/encode   {"model": "minilm", "texts": [...]} or {"model", "ids": [[...]]}
+                     -> {"embeddings": [[...]], "dim", "truncated"}; with
+                     Accept: application/octet-stream, little-endian float32 rows
+  POST /api/metrics  {"qrels": "<text>", "run": "<text>", "measures": [...],
+                     "convention": "trec", "complete": false, "level": 1,
+                     "per_query": false} -> "dreval metrics -format json"'s output
+  POST /api/perturb  {"texts": [...], "mode": "idshift", "rate": 0.1, "seed": 1,
+                     "tokenizer": "minilm"} -> perturbed ids and decoded text
+  GET  /healthz
+
+Errors are JSON {"error": "..."}. It listens on 127.0.0.1 unless -addr says
+otherwise, and stops gracefully on SIGINT or SIGTERM.`
+
+func runServe(env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "serve", serveUsage)
+	addr := fs.String("addr", "127.0.0.1:8080", "listen `address` (host:port; 0.0.0.0:PORT listens on every interface)")
+	models := modelsDirFlag(fs)
+	engine := fs.String("engine", "auto", "encoder engine: auto (ONNX Runtime when it runs here, else go), go or ort")
+	ortLib := fs.String("ort-lib", evalDefaultOrtLib(), "ONNX Runtime shared `library`")
+	cacheDir := fs.String("cache", evalDefaultCacheDir(), "corpus embedding cache `directory` shared with \"dreval eval\" (\"\": none)")
+	maxBody := fs.Int64("max-body", serve.DefaultLimits.MaxBodyBytes, "largest request body in `bytes` (413 beyond)")
+	maxTexts := fs.Int("max-texts", serve.DefaultLimits.MaxTexts, "most texts per encode or perturb request (400 beyond)")
+	timeout := fs.Duration("timeout", serve.DefaultLimits.Timeout, "most time an API request may take (503 beyond)")
+	encoders := fs.Int("encoders", serve.DefaultLimits.MaxConcurrentEncodes, "encode requests running at once")
+	queueWait := fs.Duration("queue-wait", serve.DefaultLimits.QueueWait, "how long an encode request waits for a slot before 503")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageErrorf("unexpected argument %q", fs.Arg(0))
+	case *maxBody < 1:
+		return usageErrorf("-max-body must be at least 1, got %d", *maxBody)
+	case *maxTexts < 1:
+		return usageErrorf("-max-texts must be at least 1, got %d", *maxTexts)
+	case *timeout <= 0:
+		return usageErrorf("-timeout must be positive, got %s", *timeout)
+	case *encoders < 1:
+		return usageErrorf("-encoders must be at least 1, got %d", *encoders)
+	case *queueWait <= 0:
+		return usageErrorf("-queue-wait must be positive, got %s", *queueWait)
+	}
+	switch *engine {
+	case "auto", "go", "ort":
+	default:
+		return usageErrorf("-engine %q: expected auto, go or ort", *engine)
+	}
+	if !webapp.Built() {
+		fmt.Fprintf(env.stderr, "dreval serve: warning: %v; serving the API and files only\n", errNoApp)
+	}
+	sm := newServeModels(*models, *engine, *ortLib, *cacheDir)
+	sm.note = func(msg string) { fmt.Fprintf(env.stderr, "dreval serve: %s\n", msg) }
+	h := serve.NewMux(serve.Options{
+		Assets:  webapp.FS(),
+		WasmGz:  webapp.WasmName,
+		Models:  modelsFS(*models),
+		Encoder: sm.encoder,
+		Demo:    sm.demo,
+		Limits: serve.Limits{MaxBodyBytes: *maxBody, MaxTexts: *maxTexts, Timeout: *timeout,
+			MaxConcurrentEncodes: *encoders, QueueWait: *queueWait},
+	})
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.stderr, "dreval serve: http://%s/ (models from %s; Ctrl-C stops)\n", ln.Addr(), *models)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = serveUntil(ctx, ln, h, 30*time.Second, env.stderr)
+	if err == nil {
+		fmt.Fprintln(env.stderr, "dreval serve: stopped")
+	}
+	return err
+}
+
+// serveUntil serves h on ln until ctx is done, then shuts down
+// gracefully: it stops accepting, lets requests in flight finish (up to
+// grace), and returns.
+func serveUntil(ctx context.Context, ln net.Listener, h http.Handler, grace time.Duration, log io.Writer) error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err // Serve failed before any signal
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(log, "dreval serve: shutting down; waiting for requests in flight")
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

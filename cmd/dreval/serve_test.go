@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/retrieval"
+	"github.com/dreval/dreval/serve"
+	"github.com/dreval/dreval/webapp"
+)
+
+// TestServeGracefulShutdown starts the server, cancels its context while
+// a request is in flight, and checks the request completes and
+// serveUntil returns.
+func TestServeGracefulShutdown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(entered)
+		<-release
+		io.WriteString(w, "done")
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	var log bytes.Buffer
+	go func() { served <- serveUntil(ctx, ln, h, 10*time.Second, &log) }()
+
+	type result struct {
+		body string
+		err  error
+	}
+	got := make(chan result, 1)
+	go func() {
+		resp, err := http.Get("http://" + ln.Addr().String() + "/")
+		if err != nil {
+			got <- result{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		got <- result{string(b), err}
+	}()
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request never reached the handler")
+	}
+	cancel()
+	select {
+	case err := <-served:
+		t.Fatalf("serveUntil returned (%v) with a request in flight", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	if r := <-got; r.err != nil || r.body != "done" {
+		t.Errorf("the request in flight: %q, %v", r.body, r.err)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("serveUntil: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serveUntil did not return after the last request")
+	}
+	if _, err := net.DialTimeout("tcp", ln.Addr().String(), time.Second); err == nil {
+		t.Error("the server still accepts connections after shutdown")
+	}
+}
+
+// TestServeMetricsEqualsCLI checks /api/metrics answers byte for byte
+// what "dreval metrics -format json" prints.
+func TestServeMetricsEqualsCLI(t *testing.T) {
+	ts := httptest.NewServer(serve.NewMux(serve.Options{}))
+	defer ts.Close()
+	qrels, err := os.ReadFile("testdata/example.qrels")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := os.ReadFile("testdata/example.run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{},
+		{"-m", "map,ndcg_cut.10,P.5,recip_rank", "-q"},
+		{"-convention", "st", "-c"},
+		{"-l", "2", "-m", "official"},
+	} {
+		cli := append([]string{"metrics", "-qrels", "testdata/example.qrels", "-run", "testdata/example.run", "-format", "json"}, args...)
+		code, want, stderr := runCLI(t, "", cli...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", cli, code, stderr)
+		}
+		req := map[string]any{"qrels": string(qrels), "run": string(run)}
+		for i := 0; i < len(args); i++ {
+			switch args[i] {
+			case "-m":
+				i++
+				req["measures"] = strings.Split(args[i], ",")
+			case "-q":
+				req["per_query"] = true
+			case "-c":
+				req["complete"] = true
+			case "-convention":
+				i++
+				req["convention"] = args[i]
+			case "-l":
+				i++
+				req["level"] = 2
+			}
+		}
+		b, _ := json.Marshal(req)
+		resp, err := http.Post(ts.URL+"/api/metrics", "application/json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || string(got) != want {
+			t.Errorf("%v: /api/metrics (%d)\n%s\ndiffers from the CLI\n%s", args, resp.StatusCode, got, want)
+		}
+	}
+}
+
+func TestServeFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve", "extra"},
+		{"serve", "-max-body", "0"},
+		{"serve", "-encoders", "0"},
+		{"serve", "-engine", "gpu"},
+		{"site"},
+		{"site", "-out", t.TempDir(), "-model", "../x"},
+	} {
+		if code, _, _ := runCLI(t, "", args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (usage)", args, code)
+		}
+	}
+}
+
+// TestSite writes the Worker's bundle (models and demo data, no app, no
+// weights) and the full site when the app is built.
+func TestSite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("encodes the demo corpus (seconds to tens of seconds); skipped with -short")
+	}
+	sharedtest.ModelDir(t, "minilm")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "", "site", "-out", out, "-app=false", "-weights=false", "-model", "minilm", "-cache", t.TempDir())
+	if code != 0 {
+		t.Fatalf("site: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "wrote 4 files") {
+		t.Errorf("site printed %q", stdout)
+	}
+	for _, f := range []string{"models/minilm/config.json", "models/minilm/tokenizer.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "models/minilm/model.fp16.safetensors")); err == nil {
+		t.Error("-weights=false wrote the weights")
+	}
+	m, err := retrieval.ReadNPYFile(filepath.Join(out, "data/demo/minilm.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	coll, err := dataset.Load("demo", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta demoMeta
+	b, err := os.ReadFile(filepath.Join(out, "data/demo/minilm.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if m.Rows != len(coll.Corpus) || m.Dim != 384 || meta.Rows != m.Rows || meta.Dim != m.Dim || len(meta.DocIDs) != m.Rows {
+		t.Fatalf("demo data: %d x %d, meta %d x %d with %d ids, corpus %d", m.Rows, m.Dim, meta.Rows, meta.Dim, len(meta.DocIDs), len(coll.Corpus))
+	}
+	for i, d := range coll.Corpus {
+		if meta.DocIDs[i] != d.ID {
+			t.Fatalf("row %d is %q, want %q", i, meta.DocIDs[i], d.ID)
+		}
+	}
+	// Each row is a unit vector (the model normalises).
+	for i := 0; i < m.Rows; i++ {
+		var ss float64
+		for _, x := range m.Row(i) {
+			ss += float64(x) * float64(x)
+		}
+		if ss < 0.999 || ss > 1.001 {
+			t.Fatalf("row %d has squared norm %v", i, ss)
+		}
+	}
+
+	full := t.TempDir()
+	code, _, stderr = runCLI(t, "", "site", "-out", full, "-model", "", "-cache", "")
+	if !webapp.Built() {
+		if code == 0 || !strings.Contains(stderr, "run make wasm && make build") {
+			t.Errorf("site without the app built: exit %d, %q", code, stderr)
+		}
+		return
+	}
+	if code != 0 {
+		t.Fatalf("site: exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{"index.html", "app.wasm", "app.wasm.gz", "wasm_exec.js"} {
+		if _, err := os.Stat(filepath.Join(full, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}

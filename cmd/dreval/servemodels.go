@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/retrieval"
+	"github.com/dreval/dreval/serve"
+)
+
+// serveModels opens installed models once for "dreval serve" and "dreval
+// site" (with experiment.OpenDense: ONNX Runtime when it can run here,
+// else pure Go) and computes their demo corpus embeddings.
+type serveModels struct {
+	dir      string // the models directory
+	opts     experiment.ModelOptions
+	cacheDir string // corpus embedding cache shared with "dreval eval" ("": none)
+	// note, when not nil, is told where demo embeddings came from.
+	note func(string)
+
+	mu sync.Mutex
+	m  map[string]*serveModelEntry
+}
+
+type serveModelEntry struct {
+	once sync.Once
+	m    *experiment.Model
+	err  error
+}
+
+func newServeModels(dir, engine, ortLib, cacheDir string) *serveModels {
+	return &serveModels{
+		dir:      dir,
+		opts:     experiment.ModelOptions{Engine: engine, ModelsDir: dir, OrtLibrary: ortLib},
+		cacheDir: cacheDir,
+		m:        map[string]*serveModelEntry{},
+	}
+}
+
+// open returns the dense model called name from the models directory.
+func (s *serveModels) open(name string) (*experiment.Model, error) {
+	s.mu.Lock()
+	e := s.m[name]
+	if e == nil {
+		e = &serveModelEntry{}
+		s.m[name] = e
+	}
+	s.mu.Unlock()
+	e.once.Do(func() {
+		dir := filepath.Join(s.dir, name)
+		if _, err := os.Stat(filepath.Join(dir, "config.json")); err != nil {
+			e.err = fmt.Errorf("model %q is not installed in %s; run \"dreval model get %s\": %w", name, s.dir, name, serve.ErrUnknownModel)
+			return
+		}
+		e.m, e.err = experiment.OpenDense(name, dir, s.opts)
+		if e.err == nil {
+			s.notef("model %s opened (%s)", name, strings.Join(e.m.Notes, "; "))
+			if _, ok := e.m.Tokenizer.(experiment.HFTokenizer); !ok {
+				e.err = fmt.Errorf("model %q: unexpected tokenizer %T", name, e.m.Tokenizer)
+			}
+		}
+	})
+	if e.err != nil {
+		s.mu.Lock()
+		if s.m[name] == e {
+			delete(s.m, name) // try again next time: it may be installed by then
+		}
+		s.mu.Unlock()
+	}
+	return e.m, e.err
+}
+
+// encoder implements serve.Options.Encoder.
+func (s *serveModels) encoder(ctx context.Context, name string) (serve.Encoder, error) {
+	m, err := s.open(name)
+	if err != nil {
+		return nil, err
+	}
+	return serveEncoder{m: m, tok: m.Tokenizer.(experiment.HFTokenizer)}, nil
+}
+
+// serveEncoder adapts an experiment model to serve.Encoder.
+type serveEncoder struct {
+	m   *experiment.Model
+	tok experiment.HFTokenizer
+}
+
+func (e serveEncoder) Tokenize(texts []string) ([][]int32, int) {
+	ids := make([][]int32, len(texts))
+	truncated := 0
+	for i, t := range texts {
+		enc := e.tok.EncodeWith(t, tokenizer.Options{AddSpecial: true, MaxLength: e.tok.MaxLength})
+		ids[i] = enc.IDs
+		if enc.Truncated > 0 {
+			truncated++
+		}
+	}
+	return ids, truncated
+}
+
+func (e serveEncoder) EmbedIDs(ids [][]int32) ([][]float32, error) { return e.m.Embedder.EmbedIDs(ids) }
+func (e serveEncoder) Dim() int                                    { return e.m.Embedder.Dim() }
+func (e serveEncoder) VocabSize() int                              { return e.tok.VocabSize() }
+func (e serveEncoder) MaxLength() int                              { return e.tok.MaxLength }
+
+// demoMeta is /data/demo/MODEL.json: what made the vectors of
+// /data/demo/MODEL.npy, and the document id of each row.
+type demoMeta struct {
+	Dataset              string   `json:"dataset"`
+	Model                string   `json:"model"`
+	ModelFingerprint     string   `json:"model_fingerprint"`
+	Engine               string   `json:"engine"`
+	TokenizerFingerprint string   `json:"tokenizer_fingerprint"`
+	CorpusSHA256         string   `json:"corpus_sha256"`
+	Rows                 int      `json:"rows"`
+	Dim                  int      `json:"dim"`
+	DocIDs               []string `json:"doc_ids"`
+}
+
+// demo implements serve.Options.Demo: model name's embeddings of the demo
+// corpus, from the experiment's corpus cache when it holds them (checked
+// as "dreval eval" checks them), else encoded here and stored there.
+func (s *serveModels) demo(ctx context.Context, name string) (*serve.DemoData, error) {
+	m, err := s.open(name)
+	if err != nil {
+		return nil, err
+	}
+	coll, err := dataset.Load("demo", "test")
+	if err != nil {
+		return nil, err
+	}
+	corpusHash := experiment.CorpusHash(coll.Corpus)
+	key := experiment.CacheKey(m.Fingerprint, corpusHash)
+	tokFP := m.Tokenizer.Fingerprint()
+	dim := m.Embedder.Dim()
+	var mat *retrieval.Matrix
+	if s.cacheDir != "" {
+		c, meta, where, ok, err := experiment.DirCache{Dir: s.cacheDir}.Get(key)
+		if err == nil && ok && meta.TokenizerFingerprint == tokFP && c.Rows == len(coll.Corpus) && c.Dim == dim && c.CheckFinite("cached") == nil {
+			mat = c
+			s.notef("demo embeddings of %s read from %s", name, where)
+		}
+	}
+	if mat == nil {
+		start := time.Now()
+		seqs := make([][]int32, len(coll.Corpus))
+		for i, d := range coll.Corpus {
+			seqs[i] = m.Tokenizer.EncodeIDs(demoDocText(d))
+		}
+		vecs, err := m.Embedder.EmbedIDs(seqs)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the demo corpus with %s: %w", name, err)
+		}
+		if len(vecs) != len(seqs) {
+			return nil, fmt.Errorf("encoding the demo corpus with %s: %d vectors for %d documents", name, len(vecs), len(seqs))
+		}
+		mat = retrieval.NewMatrix(len(vecs), dim)
+		for i, v := range vecs {
+			if len(v) != dim {
+				return nil, fmt.Errorf("encoding the demo corpus with %s: document %q got %d values, want %d", name, coll.Corpus[i].ID, len(v), dim)
+			}
+			for _, x := range v {
+				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+					return nil, fmt.Errorf("encoding the demo corpus with %s: document %q has a non-finite value", name, coll.Corpus[i].ID)
+				}
+			}
+			copy(mat.Row(i), v)
+		}
+		s.notef("demo embeddings of %s: %d documents encoded with engine %s in %.1fs", name, mat.Rows, m.Engine, time.Since(start).Seconds())
+		if s.cacheDir != "" {
+			meta := experiment.CacheMeta{Model: name, ModelFingerprint: m.Fingerprint, TokenizerFingerprint: tokFP,
+				CorpusSHA256: corpusHash, Rows: mat.Rows, Dim: mat.Dim}
+			// Best effort: a read-only cache only costs the next start
+			// an encode.
+			_ = experiment.DirCache{Dir: s.cacheDir}.Put(key, mat, meta)
+		}
+	}
+	var npy bytes.Buffer
+	if err := retrieval.WriteNPY(&npy, mat, retrieval.Float32); err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(coll.Corpus))
+	for i, d := range coll.Corpus {
+		ids[i] = d.ID
+	}
+	meta, err := json.MarshalIndent(demoMeta{
+		Dataset: "demo", Model: name, ModelFingerprint: m.Fingerprint, Engine: m.Engine,
+		TokenizerFingerprint: tokFP, CorpusSHA256: corpusHash, Rows: mat.Rows, Dim: mat.Dim, DocIDs: ids,
+	}, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return &serve.DemoData{NPY: npy.Bytes(), Meta: append(meta, '\n')}, nil
+}
+
+func (s *serveModels) notef(format string, args ...any) {
+	if s.note != nil {
+		s.note(fmt.Sprintf(format, args...))
+	}
+}
+
+// demoDocText is the text a dense model encodes for a document: title and
+// text joined by a space, the rule of the experiment's corpus encoding
+// (experiment's docText), so the vectors equal the cached ones.
+func demoDocText(d dataset.Doc) string {
+	switch {
+	case d.Title == "":
+		return d.Text
+	case d.Text == "":
+		return d.Title
+	}
+	return d.Title + " " + d.Text
+}
+
+// modelsFS is the models directory as served under /models/.
+func modelsFS(dir string) fs.FS {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil
+	}
+	return os.DirFS(dir)
+}
+
+var errNoApp = errors.New("the browser app is not built into this binary; run make wasm && make build")

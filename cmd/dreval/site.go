@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/dreval/dreval/serve"
+	"github.com/dreval/dreval/webapp"
+)
+
+func init() {
+	register(&command{
+		name:    "site",
+		summary: "write the browser app, model files and demo data as a static site for any file host",
+		run:     runSite,
+	})
+}
+
+const siteUsage = `-out DIR [-models DIR] [-model minilm,...] [flags]
+
+Writes a self-contained static site: the browser app built into this binary
+(index.html and its files, app.wasm and app.wasm.gz, wasm_exec.js), the files
+of each -model (models/NAME/config.json, tokenizer.json and weights) and the
+demo corpus embedded by each model (data/demo/NAME.npy and NAME.json, read
+from the "dreval eval" cache or encoded here). The layout is the one "dreval
+serve" serves, so the app works from any static file host.`
+
+func runSite(env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "site", siteUsage)
+	out := fs.String("out", "", "output `directory` (created; existing files are overwritten)")
+	models := modelsDirFlag(fs)
+	modelList := fs.String("model", "minilm", "installed models to include, comma-separated `names`")
+	engine := fs.String("engine", "auto", "engine encoding the demo corpus: auto, go or ort")
+	ortLib := fs.String("ort-lib", evalDefaultOrtLib(), "ONNX Runtime shared `library`")
+	cacheDir := fs.String("cache", evalDefaultCacheDir(), "corpus embedding cache `directory` shared with \"dreval eval\" (\"\": none)")
+	app := fs.Bool("app", true, "include the browser app (false: models and data only, as the Worker build embeds them)")
+	weights := fs.Bool("weights", true, "include the weight files (*.safetensors, model.onnx); false keeps config.json and tokenizer.json only")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageErrorf("unexpected argument %q", fs.Arg(0))
+	case *out == "":
+		return usageErrorf("-out DIR is required")
+	}
+	switch *engine {
+	case "auto", "go", "ort":
+	default:
+		return usageErrorf("-engine %q: expected auto, go or ort", *engine)
+	}
+	var names []string
+	for _, n := range strings.Split(*modelList, ",") {
+		if n = strings.TrimSpace(n); n == "" {
+			continue
+		}
+		if strings.ContainsAny(n, `/\`) || n == "." || n == ".." {
+			return usageErrorf("-model %q: give installed model names, not paths", n)
+		}
+		names = append(names, n)
+	}
+	if *app && !webapp.Built() {
+		return errNoApp
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	var st siteStats
+	if *app {
+		if err := writeApp(*out, webapp.FS(), &st); err != nil {
+			return err
+		}
+	}
+	sm := newServeModels(*models, *engine, *ortLib, *cacheDir)
+	sm.note = func(msg string) { fmt.Fprintf(env.stderr, "dreval site: %s\n", msg) }
+	for _, name := range names {
+		if err := writeModelFiles(*out, *models, name, *weights, &st); err != nil {
+			return err
+		}
+		d, err := sm.demo(context.Background(), name)
+		if err != nil {
+			return err
+		}
+		if err := st.write(filepath.Join(*out, "data", "demo", name+".npy"), d.NPY); err != nil {
+			return err
+		}
+		if err := st.write(filepath.Join(*out, "data", "demo", name+".json"), d.Meta); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(env.stdout, "wrote %d files (%.1f MiB) to %s\n", st.files, float64(st.bytes)/(1<<20), *out)
+	return nil
+}
+
+type siteStats struct {
+	files int
+	bytes int64
+}
+
+func (s *siteStats) write(p string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		return err
+	}
+	s.files++
+	s.bytes += int64(len(b))
+	return nil
+}
+
+// writeApp copies the app's files to out, adds app.wasm decompressed
+// beside app.wasm.gz, and adds wasm_exec.js from the Go installation when
+// the app does not carry it.
+func writeApp(out string, app fs.FS, st *siteStats) error {
+	err := fs.WalkDir(app, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(app, p)
+		if err != nil {
+			return err
+		}
+		if err := st.write(filepath.Join(out, filepath.FromSlash(p)), b); err != nil {
+			return err
+		}
+		if p == webapp.WasmName {
+			zr, err := gzip.NewReader(bytes.NewReader(b))
+			if err != nil {
+				return fmt.Errorf("the embedded %s: %w", p, err)
+			}
+			raw, err := io.ReadAll(zr)
+			if err != nil {
+				return fmt.Errorf("the embedded %s: %w", p, err)
+			}
+			return st.write(filepath.Join(out, strings.TrimSuffix(p, ".gz")), raw)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := fs.Stat(app, "wasm_exec.js"); err == nil {
+		return nil
+	}
+	src, err := wasmExecJS()
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return st.write(filepath.Join(out, "wasm_exec.js"), b)
+}
+
+// wasmExecJS finds the wasm_exec.js of the Go that built this binary:
+// $(go env GOROOT)/lib/wasm/wasm_exec.js when "go env GOVERSION" matches.
+func wasmExecJS() (string, error) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return "", errors.New("wasm_exec.js is not built into this binary and no Go installation is on PATH to copy it from; run make wasm && make build")
+	}
+	outb, err := exec.Command(goBin, "env", "GOROOT", "GOVERSION").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOROOT GOVERSION: %w", err)
+	}
+	lines := strings.Fields(string(outb))
+	if len(lines) != 2 {
+		return "", fmt.Errorf("go env GOROOT GOVERSION printed %q", outb)
+	}
+	if lines[1] != runtime.Version() {
+		return "", fmt.Errorf("wasm_exec.js is not built into this binary, and the Go on PATH (%s) is not the one that built it (%s): the two must match; run make wasm && make build", lines[1], runtime.Version())
+	}
+	p := filepath.Join(lines[0], "lib", "wasm", "wasm_exec.js")
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("wasm_exec.js is not built into this binary and %w", err)
+	}
+	return p, nil
+}
+
+// writeModelFiles copies the files /models/ serves of model name to
+// out/models/name/.
+func writeModelFiles(out, modelsDir, name string, weights bool, st *siteStats) error {
+	dir := filepath.Join(modelsDir, name)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("model %q is not installed in %s; run \"dreval model get %s\"", name, modelsDir, name)
+		}
+		return err
+	}
+	have := map[string]bool{}
+	for _, e := range entries {
+		n := e.Name()
+		if !e.Type().IsRegular() || !serve.ModelFileAllowed(n) {
+			continue
+		}
+		if !weights && (path.Ext(n) == ".safetensors" || n == "model.onnx") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			return err
+		}
+		if err := st.write(filepath.Join(out, "models", name, n), b); err != nil {
+			return err
+		}
+		have[n] = true
+	}
+	for _, n := range []string{"config.json", "tokenizer.json"} {
+		if !have[n] {
+			return fmt.Errorf("model %q in %s has no %s", name, dir, n)
+		}
+	}
+	return nil
+}

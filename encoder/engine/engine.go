@@ -1,0 +1,215 @@
+// Package engine opens a model directory with the engine that runs it
+// best, so that every command (encode, eval, serve, the experiment) makes
+// the same choice:
+//
+//   - a static model (config.json model_type "static", see package
+//     static) runs as a token-table lookup in Go;
+//   - a BERT-family model runs on ONNX Runtime ("ort", package ort) when
+//     the build has cgo, the ONNX Runtime library loads, and the model
+//     directory holds model.onnx ("dreval model export-onnx" writes it);
+//   - otherwise, or when asked, on the pure-Go forward pass ("go", package
+//     bert).
+//
+// Auto never exports model.onnx itself: a model directory is only read.
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/encoder/ort"
+	"github.com/dreval/dreval/encoder/static"
+)
+
+// The engine names.
+const (
+	Auto   = "auto"
+	Go     = "go"
+	ORT    = "ort"
+	Static = "static"
+)
+
+// ONNXFile is the ONNX graph the ort engine runs, in the model directory.
+const ONNXFile = "model.onnx"
+
+// Options configure Open.
+type Options struct {
+	// Engine is Auto (or ""), Go or ORT.
+	Engine string
+	// ORTLibrary is the path of the ONNX Runtime shared library (see
+	// ort.DefaultLibPath); "" makes ort unavailable.
+	ORTLibrary string
+	// Encoder holds the pooling, truncation length, threads (goroutines
+	// for go, intra-op threads for ort; 0: one per core), batch size and
+	// progress callback.
+	Encoder encoder.Options
+}
+
+// Info says which engine runs a model, and how.
+type Info struct {
+	// Engine is Go, ORT or Static.
+	Engine string
+	// Threads is the number of goroutines (go) or ONNX Runtime intra-op
+	// threads (ort; 0: ONNX Runtime's default, one per physical core).
+	Threads int
+	// Kernel is the pure-Go matrix kernel (go).
+	Kernel string
+	// ORTVersion is the ONNX Runtime version (ort).
+	ORTVersion string
+	// ONNXPath is the graph ONNX Runtime runs (ort).
+	ONNXPath string
+	// Dims is the embedding dimension.
+	Dims int
+	// Fallback, when Engine is Go under Auto, says why ort was not used.
+	Fallback string
+}
+
+// String describes the engine in one line, for a progress message.
+func (i Info) String() string {
+	var s string
+	switch i.Engine {
+	case ORT:
+		threads := fmt.Sprintf("%d intra-op threads", i.Threads)
+		if i.Threads == 0 {
+			threads = "ONNX Runtime's default threads (one per physical core)"
+		}
+		s = fmt.Sprintf("ort (ONNX Runtime %s, %s, %s)", i.ORTVersion, threads, i.ONNXPath)
+	case Go:
+		s = fmt.Sprintf("go (pure-Go BERT forward pass, %s kernel, %d threads)", i.Kernel, i.Threads)
+	case Static:
+		s = fmt.Sprintf("static (token-table lookup, %d dims)", i.Dims)
+	default:
+		s = i.Engine
+	}
+	if i.Fallback != "" {
+		s += "; ONNX Runtime not used: " + i.Fallback
+	}
+	return s
+}
+
+// Model is an opened model: an Encoder and how it runs.
+type Model struct {
+	*encoder.Encoder
+	Info Info
+	// Static is the static model's config; nil for other models.
+	Static *static.Config
+	close  func() error
+}
+
+// Close releases the engine's resources (the ONNX Runtime session).
+func (m *Model) Close() error {
+	if m.close == nil {
+		return nil
+	}
+	return m.close()
+}
+
+// Open loads the model in dir and picks its engine as the package
+// documentation describes. Engine ORT fails with the reason when ONNX
+// Runtime cannot run the model (see ORTUnavailable); Auto then falls back
+// to Go and records the reason in Info.Fallback.
+func Open(dir string, o Options) (*Model, error) {
+	switch o.Engine {
+	case "", Auto, Go, ORT:
+	default:
+		return nil, fmt.Errorf("engine %q is not known (known: auto, go, ort)", o.Engine)
+	}
+	isStatic, err := static.IsModelDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w (is %s a model directory? \"dreval model get\" installs one)", err, dir)
+		}
+		return nil, err
+	}
+	if isStatic {
+		return openStatic(dir, o)
+	}
+	var ortErr error
+	if o.Engine != Go {
+		if ortErr = ORTUnavailable(dir, o.ORTLibrary); ortErr != nil && o.Engine == ORT {
+			return nil, fmt.Errorf("engine ort: %w", ortErr)
+		}
+	}
+	enc, err := encoder.Load(dir, o.Encoder)
+	if err != nil {
+		return nil, err
+	}
+	b, ok := enc.Embedder().(*encoder.BERT)
+	if !ok {
+		return nil, fmt.Errorf("%s: unexpected embedder %T", dir, enc.Embedder())
+	}
+	info := Info{Engine: Go, Threads: b.Model.Threads(), Kernel: bert.Kernel(), Dims: b.Dim()}
+	if o.Engine == Go {
+		return &Model{Encoder: enc, Info: info}, nil
+	}
+	if ortErr != nil {
+		info.Fallback = ortErr.Error()
+		return &Model{Encoder: enc, Info: info}, nil
+	}
+	onnxPath := filepath.Join(dir, ONNXFile)
+	emb, err := ort.New(onnxPath, o.ORTLibrary, o.Encoder.Threads)
+	if err != nil {
+		return nil, fmt.Errorf("engine ort: %w", err)
+	}
+	if emb.Dim() != b.Dim() || emb.VocabSize() != b.VocabSize() {
+		emb.Close()
+		return nil, fmt.Errorf("engine ort: %s has hidden size %d and %d tokens, but the model's safetensors weights have %d and %d; export it again with \"dreval model export-onnx\"",
+			onnxPath, emb.Dim(), emb.VocabSize(), b.Dim(), b.VocabSize())
+	}
+	emb.Pooling = b.Pooling
+	emb.BatchSize = o.Encoder.BatchSize
+	emb.Progress = o.Encoder.Progress
+	oenc, err := encoder.New(enc.Tokenizer(), emb, enc.MaxLength())
+	if err != nil {
+		emb.Close()
+		return nil, err
+	}
+	return &Model{
+		Encoder: oenc,
+		Info:    Info{Engine: ORT, Threads: o.Encoder.Threads, ORTVersion: ort.Version(), ONNXPath: onnxPath, Dims: emb.Dim()},
+		close:   emb.Close,
+	}, nil
+}
+
+func openStatic(dir string, o Options) (*Model, error) {
+	if o.Engine == ORT {
+		return nil, fmt.Errorf("engine ort: %s is a static model, a token-table lookup that runs in Go only (use engine auto or go)", dir)
+	}
+	if p := o.Encoder.Pooling; p != "" && p != encoder.Mean {
+		return nil, fmt.Errorf("%s: a static model pools by mean; pooling %q is not supported", dir, p)
+	}
+	enc, cfg, err := static.Load(dir, o.Encoder.MaxLength)
+	if err != nil {
+		return nil, err
+	}
+	return &Model{Encoder: enc, Info: Info{Engine: Static, Dims: enc.Dim()}, Static: cfg}, nil
+}
+
+// ORTUnavailable returns why the ort engine cannot run the BERT model in
+// dir with the ONNX Runtime library at libPath, or nil when it can: the
+// build has no cgo, the library is missing or does not load, or dir has no
+// model.onnx. It loads the library when it can.
+func ORTUnavailable(dir, libPath string) error {
+	if err := ort.Available(libPath); err != nil {
+		if errors.Is(err, ort.ErrNotCompiled) {
+			return errors.New("this dreval was built without cgo, so it has no ONNX Runtime engine (build natively with CGO_ENABLED=1 and a C compiler)")
+		}
+		if _, serr := os.Stat(libPath); libPath != "" && serr != nil {
+			return fmt.Errorf("%w (\"make setup\" installs it; $DREVAL_ORT_LIB names another)", err)
+		}
+		return err
+	}
+	p := filepath.Join(dir, ONNXFile)
+	if _, err := os.Stat(p); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s has no %s; write it with \"dreval model export-onnx -model %s\"", dir, ONNXFile, dir)
+		}
+		return err
+	}
+	return nil
+}

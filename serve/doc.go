@@ -1,0 +1,29 @@
+// Package serve is dreval's HTTP API and static file server: the handlers
+// behind "dreval serve" and the Cloudflare Worker (serve/worker), built by
+// one constructor, NewMux, from an Options value.
+//
+// Routes:
+//
+//	GET  /                      the browser app (index.html and the files of Options.Assets)
+//	GET  /app.wasm              the app's wasm, stored gzip-compressed (Options.Assets' app.wasm.gz):
+//	                            sent as is with Content-Encoding: gzip to clients that accept it,
+//	                            decompressed on the fly for the others
+//	GET  /models/NAME/FILE      model files from Options.Models (config.json, tokenizer.json,
+//	                            *.safetensors, model.onnx; nothing else)
+//	GET  /data/demo/MODEL.npy   the demo corpus embedded by MODEL (float32 .npy, rows in corpus order)
+//	GET  /data/demo/MODEL.json  what made them: model and tokenizer fingerprints, corpus hash, document ids
+//	POST /api/encode            texts or token ids -> embeddings (needs Options.Encoder; 501 without)
+//	POST /api/metrics           qrels + run text -> the numbers of "dreval metrics -format json"
+//	POST /api/perturb           texts -> perturbed ids and decoded text (a tokenizer of Options.Models)
+//	GET  /healthz               "ok"
+//
+// Every API error is a JSON object {"error": "..."} with a 4xx or 5xx
+// status. Request bodies are bounded (413 beyond Limits.MaxBodyBytes), as
+// are the texts per request (400), the time per request (503 when it runs
+// out) and the encodes running at once (a semaphore: a request that cannot
+// get a slot within Limits.QueueWait gets 503 with Retry-After).
+//
+// The metrics and perturb handlers are pure functions of the request and
+// the package imports nothing native, so it compiles under js/wasm: the
+// Worker serves the same handlers with Options that have no encoder.
+package serve

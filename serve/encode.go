@@ -1,0 +1,152 @@
+package serve
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"math"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// encodeRequest is the body of POST /api/encode: texts, or token ids
+// (special tokens included, as the model reads them), not both.
+type encodeRequest struct {
+	Model string    `json:"model"`
+	Texts []string  `json:"texts"`
+	IDs   [][]int32 `json:"ids"`
+}
+
+const encodeWhat = `{"model": "minilm", "texts": [...]} or {"model": "minilm", "ids": [[...], ...]}`
+
+// encodeResponse is the JSON reply of POST /api/encode.
+type encodeResponse struct {
+	Model      string      `json:"model"`
+	Dim        int         `json:"dim"`
+	Truncated  int         `json:"truncated"`
+	Embeddings [][]float32 `json:"embeddings"`
+}
+
+// Binary replies of /api/encode (Accept: application/octet-stream) are
+// the vectors as little-endian float32, row after row, with these headers
+// giving the shape.
+const (
+	HeaderRows = "X-Dreval-Rows"
+	HeaderDim  = "X-Dreval-Dim"
+)
+
+func (s *server) encode(ctx context.Context, req *request) (*reply, error) {
+	if s.opts.Encoder == nil {
+		return nil, errorf(http.StatusNotImplemented, "this server does not encode (no native engine here); run \"dreval serve\" with the model installed, or encode in the browser")
+	}
+	var er encodeRequest
+	if err := decodeJSON(req.body, &er, encodeWhat); err != nil {
+		return nil, err
+	}
+	switch {
+	case er.Model == "":
+		return nil, errorf(http.StatusBadRequest, `"model" is missing (expected %s)`, encodeWhat)
+	case !validName(er.Model):
+		return nil, errorf(http.StatusBadRequest, "model %q: not a model name (letters, digits, '.', '_' and '-')", er.Model)
+	case er.Texts != nil && er.IDs != nil:
+		return nil, errorf(http.StatusBadRequest, `give "texts" or "ids", not both`)
+	case er.Texts == nil && er.IDs == nil:
+		return nil, errorf(http.StatusBadRequest, `"texts" or "ids" is required (expected %s)`, encodeWhat)
+	}
+	n := max(len(er.Texts), len(er.IDs))
+	if n > s.limits.MaxTexts {
+		return nil, errorf(http.StatusBadRequest, "%d sequences: the limit is %d per request", n, s.limits.MaxTexts)
+	}
+	binaryOut := acceptsBinary(req.accept)
+	enc, err := s.opts.Encoder(ctx, er.Model)
+	if err != nil {
+		if errors.Is(err, ErrUnknownModel) {
+			return nil, errorf(http.StatusNotFound, "%v", err)
+		}
+		return nil, err
+	}
+	ids, truncated := er.IDs, 0
+	if er.Texts != nil {
+		ids, truncated = enc.Tokenize(er.Texts)
+	} else if err := checkIDs(ids, enc.VocabSize(), enc.MaxLength()); err != nil {
+		return nil, err
+	}
+	var vecs [][]float32
+	if len(ids) > 0 {
+		if err := s.waitSlot(ctx); err != nil {
+			return nil, err
+		}
+		vecs, err = func() ([][]float32, error) {
+			defer func() { <-s.sem }()
+			return enc.EmbedIDs(ids)
+		}()
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(vecs) != len(ids) {
+		return nil, errorf(http.StatusInternalServerError, "the model returned %d vectors for %d sequences", len(vecs), len(ids))
+	}
+	dim := enc.Dim()
+	for i, v := range vecs {
+		if len(v) != dim {
+			return nil, errorf(http.StatusInternalServerError, "the model returned a vector of %d values for sequence %d, want %d", len(v), i, dim)
+		}
+	}
+	if binaryOut {
+		b := make([]byte, 0, 4*dim*len(vecs))
+		for _, v := range vecs {
+			for _, x := range v {
+				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+			}
+		}
+		h := http.Header{}
+		h.Set(HeaderRows, strconv.Itoa(len(vecs)))
+		h.Set(HeaderDim, strconv.Itoa(dim))
+		h.Set("X-Dreval-Truncated", strconv.Itoa(truncated))
+		return &reply{contentType: "application/octet-stream", header: h, body: b}, nil
+	}
+	if vecs == nil {
+		vecs = [][]float32{}
+	}
+	return jsonReply(encodeResponse{Model: er.Model, Dim: dim, Truncated: truncated, Embeddings: vecs})
+}
+
+// checkIDs checks id sequences a client sent: not empty, no longer than
+// maxLen (0: no limit), every id in the vocabulary.
+func checkIDs(ids [][]int32, vocab, maxLen int) error {
+	for i, seq := range ids {
+		if len(seq) == 0 {
+			return errorf(http.StatusBadRequest, "ids[%d] is empty: a sequence needs at least one id ([CLS] [SEP] for an empty text)", i)
+		}
+		if maxLen > 0 && len(seq) > maxLen {
+			return errorf(http.StatusBadRequest, "ids[%d] has %d ids; the model takes at most %d", i, len(seq), maxLen)
+		}
+		for j, id := range seq {
+			if id < 0 || int(id) >= vocab {
+				return errorf(http.StatusBadRequest, "ids[%d][%d] = %d is outside the vocabulary [0, %d)", i, j, id, vocab)
+			}
+		}
+	}
+	return nil
+}
+
+// acceptsBinary reports whether an Accept header asks for
+// application/octet-stream (with a non-zero q).
+func acceptsBinary(accept string) bool {
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil || mt != "application/octet-stream" {
+			continue
+		}
+		if q, ok := params["q"]; ok {
+			if v, err := strconv.ParseFloat(q, 64); err == nil && v == 0 {
+				continue
+			}
+		}
+		return true
+	}
+	return false
+}

@@ -1,0 +1,167 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+)
+
+// ModelFileAllowed reports whether /models/ serves a model's file called
+// name: config.json, tokenizer.json, *.safetensors and model.onnx, nothing
+// else (no subdirectories).
+func ModelFileAllowed(name string) bool {
+	switch name {
+	case "config.json", "tokenizer.json", "model.onnx":
+		return true
+	}
+	return strings.HasSuffix(name, ".safetensors") && validName(name)
+}
+
+// models serves GET /models/NAME/FILE from Options.Models.
+func (s *server) models(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeError(w, errorf(http.StatusMethodNotAllowed, "%s %s: model files are read with GET", r.Method, r.URL.Path))
+		return
+	}
+	rest := strings.TrimPrefix(r.URL.Path, "/models/")
+	model, file, ok := strings.Cut(rest, "/")
+	if !ok || !validName(model) || !ModelFileAllowed(file) {
+		writeError(w, errorf(http.StatusNotFound, "%s: not a model file; /models/NAME/FILE serves config.json, tokenizer.json, *.safetensors and model.onnx", r.URL.Path))
+		return
+	}
+	if s.opts.Models == nil {
+		writeError(w, errorf(http.StatusNotFound, "%s: this server has no model files", r.URL.Path))
+		return
+	}
+	name := model + "/" + file
+	f, err := s.opts.Models.Open(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			writeError(w, errorf(http.StatusNotFound, "%s: model %q has no %s here (%v)", r.URL.Path, model, file, ErrUnknownModel))
+			return
+		}
+		writeError(w, fmt.Errorf("%s: %w", r.URL.Path, err))
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		writeError(w, errorf(http.StatusNotFound, "%s: not a regular file", r.URL.Path))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", ContentType(file))
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	// The weights are large: the ETag comes from size and time, not
+	// content, so serving them never reads them twice.
+	h.Set("ETag", fmt.Sprintf(`"%x-%x"`, st.Size(), st.ModTime().UnixNano()))
+	if rs, ok := f.(io.ReadSeeker); ok {
+		http.ServeContent(w, r, file, st.ModTime(), rs)
+		return
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		writeError(w, fmt.Errorf("%s: %w", r.URL.Path, err))
+		return
+	}
+	http.ServeContent(w, r, file, st.ModTime(), bytes.NewReader(data))
+}
+
+// demoEntry is one model's demo data, computed once.
+type demoEntry struct {
+	done chan struct{}
+	data *DemoData
+	err  error
+}
+
+// demoFile serves GET /data/demo/MODEL.npy and /data/demo/MODEL.json.
+func (s *server) demoFile(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeError(w, errorf(http.StatusMethodNotAllowed, "%s %s: demo data is read with GET", r.Method, r.URL.Path))
+		return
+	}
+	file, ok := strings.CutPrefix(r.URL.Path, "/data/demo/")
+	ext := path.Ext(file)
+	model := strings.TrimSuffix(file, ext)
+	if !ok || (ext != ".npy" && ext != ".json") || !validName(model) || strings.Contains(model, ".") {
+		writeError(w, errorf(http.StatusNotFound, "%s: no such file; the demo data is /data/demo/MODEL.npy and /data/demo/MODEL.json", r.URL.Path))
+		return
+	}
+	if s.opts.Demo == nil {
+		writeError(w, errorf(http.StatusNotFound, "%s: this server has no demo embeddings", r.URL.Path))
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.limits.Timeout)
+	defer cancel()
+	d, err := s.demoData(ctx, model)
+	if err != nil {
+		if errors.Is(err, ErrUnknownModel) {
+			err = errorf(http.StatusNotFound, "%s: %v", r.URL.Path, err)
+		} else if ctx.Err() != nil {
+			err = errorf(http.StatusServiceUnavailable, "%s: the demo embeddings are still being computed; retry shortly", r.URL.Path)
+		}
+		writeError(w, err)
+		return
+	}
+	body := d.NPY
+	if ext == ".json" {
+		body = d.Meta
+	}
+	h := w.Header()
+	h.Set("Content-Type", ContentType(file))
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("ETag", hashETag(body))
+	http.ServeContent(w, r, file, time.Time{}, bytes.NewReader(body))
+}
+
+// demoData returns model's demo data, computing it once; callers asking
+// while it is computed wait for it (until ctx ends). Failures are not
+// kept, so a model installed later is found.
+func (s *server) demoData(ctx context.Context, model string) (*DemoData, error) {
+	s.demoMu.Lock()
+	e := s.demo[model]
+	first := e == nil
+	if first {
+		e = &demoEntry{done: make(chan struct{})}
+		s.demo[model] = e
+	}
+	s.demoMu.Unlock()
+	if first {
+		go func() {
+			defer close(e.done)
+			defer func() {
+				if p := recover(); p != nil {
+					e.err = fmt.Errorf("computing the demo embeddings of %s: internal error: %v", model, p)
+				}
+				if e.err == nil && e.data == nil {
+					e.err = fmt.Errorf("computing the demo embeddings of %s: no data", model)
+				}
+				if e.err != nil {
+					s.demoMu.Lock()
+					delete(s.demo, model)
+					s.demoMu.Unlock()
+				}
+			}()
+			// Not the request's context: the result serves every later
+			// request too.
+			e.data, e.err = s.opts.Demo(context.Background(), model)
+		}()
+	}
+	select {
+	case <-e.done:
+		return e.data, e.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}

@@ -1,0 +1,94 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/dreval/dreval/metrics"
+)
+
+// metricsRequest is the body of POST /api/metrics: the flags of "dreval
+// metrics" with the two files' contents inline.
+type metricsRequest struct {
+	Qrels       *string  `json:"qrels"`
+	Run         *string  `json:"run"`
+	QrelsFormat string   `json:"qrels_format"` // auto (default), trec or beir
+	Measures    []string `json:"measures"`     // -m; empty: the convention's defaults
+	Convention  string   `json:"convention"`   // default trec
+	Complete    bool     `json:"complete"`     // -c
+	Level       *int     `json:"level"`        // -l; default 1
+	PerQuery    bool     `json:"per_query"`    // -q
+}
+
+const metricsWhat = `{"qrels": "<text>", "run": "<text>", "measures": [...], "convention": "trec", "complete": false, "level": 1, "per_query": false}`
+
+// metrics evaluates the run against the qrels with package metrics and
+// answers what "dreval metrics -format json" prints for the same inputs.
+func (s *server) metrics(ctx context.Context, req *request) (*reply, error) {
+	var mr metricsRequest
+	if err := decodeJSON(req.body, &mr, metricsWhat); err != nil {
+		return nil, err
+	}
+	res, err := evaluate(mr.Qrels, mr.Run, mr.QrelsFormat, mr.Measures, mr.Convention, mr.Complete, mr.Level)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := metrics.WriteJSON(&buf, res, mr.PerQuery); err != nil {
+		return nil, fmt.Errorf("writing the result: %w", err)
+	}
+	return &reply{contentType: "application/json", body: buf.Bytes()}, nil
+}
+
+// evaluate checks a metrics request's fields as "dreval metrics" checks
+// its flags and evaluates run against qrels. Errors in the input are 400s
+// naming the field (and, from the parsers, the line) at fault.
+func evaluate(qrels, run *string, qrelsFormat string, measures []string, convention string, complete bool, level *int) (*metrics.Result, error) {
+	bad := func(format string, args ...any) error { return errorf(http.StatusBadRequest, format, args...) }
+	if qrels == nil {
+		return nil, bad(`"qrels" is missing: give the relevance judgments as text ("qid iter docid rel" lines, or a BEIR tsv with its header)`)
+	}
+	if run == nil {
+		return nil, bad(`"run" is missing: give the run as text ("qid Q0 docid rank score tag" lines)`)
+	}
+	if convention == "" {
+		convention = "trec"
+	}
+	conv, err := metrics.ParseConvention(convention)
+	if err != nil {
+		return nil, bad("convention: %v", err)
+	}
+	if qrelsFormat == "" {
+		qrelsFormat = "auto"
+	}
+	qf, err := metrics.ParseQrelsFormat(qrelsFormat)
+	if err != nil {
+		return nil, bad("qrels_format: %v", err)
+	}
+	lvl := 1
+	if level != nil {
+		lvl = *level
+	}
+	if lvl < 1 {
+		return nil, bad("level %d: expected 1 or more", lvl)
+	}
+	ms := metrics.DefaultMeasures(conv)
+	if len(measures) > 0 {
+		if ms, err = metrics.ParseMeasures(measures, conv); err != nil {
+			return nil, bad("measures: %v", err)
+		}
+	}
+	q, err := metrics.ReadQrelsFormat(strings.NewReader(*qrels), "qrels", qf)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	opts := metrics.Options{Convention: conv, RelLevel: lvl, Complete: complete}
+	res, err := metrics.EvaluateReader(q, strings.NewReader(*run), "run", ms, opts)
+	if err != nil {
+		return nil, bad("evaluating the run: %v", err)
+	}
+	return res, nil
+}

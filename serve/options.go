@@ -1,0 +1,113 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"time"
+)
+
+// Encoder is what /api/encode needs of a model: *encoder.Encoder wrapped
+// with its tokenizer's vocabulary size satisfies it. EmbedIDs must be safe
+// for concurrent use.
+type Encoder interface {
+	// Tokenize returns the ids of each text, special tokens included and
+	// truncated to the model's maximum length, and how many were
+	// truncated.
+	Tokenize(texts []string) (ids [][]int32, truncated int)
+	// EmbedIDs returns one L2-normalised vector of Dim values per sequence.
+	EmbedIDs(ids [][]int32) ([][]float32, error)
+	// Dim is the embedding dimension.
+	Dim() int
+	// VocabSize is the number of token ids the model accepts.
+	VocabSize() int
+	// MaxLength is the most ids a sequence may have (0: no limit).
+	MaxLength() int
+}
+
+// DemoData is a model's embeddings of the demo corpus, as served under
+// /data/demo/: NPY is a float32 .npy matrix (one row per document, in
+// corpus order) and Meta a JSON object describing it.
+type DemoData struct {
+	NPY  []byte
+	Meta []byte
+}
+
+// ErrUnknownModel is wrapped by errors of Options' functions for a model
+// that does not exist; the handlers answer 404.
+var ErrUnknownModel = errors.New("unknown model")
+
+// Options configure NewMux. The zero value serves nothing but the API
+// routes that need no files (/api/metrics, /healthz).
+type Options struct {
+	// Assets are the browser app's files (webapp.FS()); nil serves none.
+	Assets fs.FS
+	// WasmGz is the path within Assets of the gzip-compressed app served
+	// as /app.wasm ("" means "app.wasm.gz").
+	WasmGz string
+	// HostCompresses says the host gzips every response that declares
+	// Content-Encoding: gzip (Cloudflare Workers and workerd do): app.wasm
+	// is then written decompressed, with that header when the client
+	// accepts gzip, instead of as stored, which the host would compress
+	// twice.
+	HostCompresses bool
+	// Models holds one directory per model (os.DirFS of the models
+	// directory natively; embedded files in the Worker); nil serves none.
+	// /models/ serves its allowed files, and /api/perturb loads
+	// NAME/tokenizer.json from it.
+	Models fs.FS
+	// Encoder opens a model for /api/encode; nil answers 501. It is
+	// called for each request: cache the models it opens.
+	Encoder func(ctx context.Context, model string) (Encoder, error)
+	// Demo returns a model's demo corpus embeddings for /data/demo/; nil
+	// serves none. A successful result is computed once per model and
+	// kept in memory.
+	Demo func(ctx context.Context, model string) (*DemoData, error)
+	// Limits bound the requests; zero fields take DefaultLimits' values.
+	Limits Limits
+}
+
+// Limits bound what one request may ask.
+type Limits struct {
+	// MaxBodyBytes is the largest request body accepted (413 beyond).
+	MaxBodyBytes int64
+	// MaxTexts is the most texts (or id sequences) per encode or perturb
+	// request (400 beyond).
+	MaxTexts int
+	// Timeout is the most time an API request may take (503 beyond).
+	Timeout time.Duration
+	// MaxConcurrentEncodes is the number of encode requests that run at
+	// once; others wait up to QueueWait for a slot, then get 503 with a
+	// Retry-After header.
+	MaxConcurrentEncodes int
+	QueueWait            time.Duration
+}
+
+// DefaultLimits are the limits "dreval serve" starts with.
+var DefaultLimits = Limits{
+	MaxBodyBytes:         8 << 20,
+	MaxTexts:             1024,
+	Timeout:              60 * time.Second,
+	MaxConcurrentEncodes: 2,
+	QueueWait:            10 * time.Second,
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	if l.MaxBodyBytes <= 0 {
+		l.MaxBodyBytes = d.MaxBodyBytes
+	}
+	if l.MaxTexts <= 0 {
+		l.MaxTexts = d.MaxTexts
+	}
+	if l.Timeout <= 0 {
+		l.Timeout = d.Timeout
+	}
+	if l.MaxConcurrentEncodes <= 0 {
+		l.MaxConcurrentEncodes = d.MaxConcurrentEncodes
+	}
+	if l.QueueWait <= 0 {
+		l.QueueWait = d.QueueWait
+	}
+	return l
+}

@@ -1,0 +1,179 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"path"
+	"strconv"
+
+	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/perturb"
+)
+
+// perturbRequest is the body of POST /api/perturb: the flags of "dreval
+// perturb" with the queries inline.
+type perturbRequest struct {
+	Texts []string `json:"texts"`
+	// QueryIDs name the texts (the perturbations' random draws depend on
+	// them); default "1", "2", ... as "dreval perturb" numbers lines.
+	QueryIDs       []string `json:"query_ids"`
+	Mode           string   `json:"mode"`      // default idshift
+	Rate           *float64 `json:"rate"`      // default perturb.DefaultRate
+	Seed           *uint64  `json:"seed"`      // default 1
+	Tokenizer      string   `json:"tokenizer"` // a model name; default minilm
+	OOV            string   `json:"oov"`
+	ProtectSpecial bool     `json:"protect_special"`
+	Pairs          int      `json:"pairs"`
+}
+
+const perturbWhat = `{"texts": [...], "mode": "idshift", "rate": 0.1, "seed": 1, "tokenizer": "minilm"}`
+
+// perturbResponse is the reply of POST /api/perturb.
+type perturbResponse struct {
+	Config               perturb.Config   `json:"config"`
+	Tokenizer            string           `json:"tokenizer"`
+	TokenizerFingerprint string           `json:"tokenizer_fingerprint"`
+	PoisonedFingerprint  string           `json:"poisoned_fingerprint,omitempty"`
+	Results              []perturb.Result `json:"results"`
+	Changed              int              `json:"changed"`
+	Considered           int              `json:"considered"`
+}
+
+// perturb perturbs each text with package perturb, as "dreval perturb
+// -json" does, with the tokenizer of a model in Options.Models.
+func (s *server) perturb(ctx context.Context, req *request) (*reply, error) {
+	var pr perturbRequest
+	if err := decodeJSON(req.body, &pr, perturbWhat); err != nil {
+		return nil, err
+	}
+	if pr.Texts == nil {
+		return nil, errorf(http.StatusBadRequest, `"texts" is missing (expected %s)`, perturbWhat)
+	}
+	if len(pr.Texts) > s.limits.MaxTexts {
+		return nil, errorf(http.StatusBadRequest, "%d texts: the limit is %d per request", len(pr.Texts), s.limits.MaxTexts)
+	}
+	if pr.QueryIDs != nil && len(pr.QueryIDs) != len(pr.Texts) {
+		return nil, errorf(http.StatusBadRequest, "%d query_ids for %d texts: give one per text, or none", len(pr.QueryIDs), len(pr.Texts))
+	}
+	if pr.Mode == "" {
+		pr.Mode = string(perturb.IDShift)
+	}
+	mode, err := perturb.ParseMode(pr.Mode)
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "mode: %v", err)
+	}
+	oov, err := perturb.ParseOOV(pr.OOV)
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "oov: %v", err)
+	}
+	c := perturb.Config{Mode: mode, Rate: perturb.DefaultRate, Seed: 1, OOV: oov, ProtectSpecial: pr.ProtectSpecial, SwapPairs: pr.Pairs}
+	if pr.Rate != nil {
+		c.Rate = *pr.Rate
+	}
+	if pr.Seed != nil {
+		c.Seed = *pr.Seed
+	}
+	if err := c.Validate(); err != nil {
+		return nil, errorf(http.StatusBadRequest, "%v", err)
+	}
+	if pr.Tokenizer == "" {
+		pr.Tokenizer = "minilm"
+	}
+	tok, err := s.tokenizer(pr.Tokenizer)
+	if err != nil {
+		return nil, err
+	}
+	p := &perturb.Perturber{Config: c, Vocab: tok, Encode: func(t string) []int32 { return tok.Encode(t).IDs }}
+	out := perturbResponse{Config: c, Tokenizer: pr.Tokenizer, TokenizerFingerprint: tok.Fingerprint(), Results: make([]perturb.Result, 0, len(pr.Texts))}
+	if mode == perturb.VocabSwap {
+		bad, _, err := perturb.Poison(c, tok)
+		if err != nil {
+			return nil, errorf(http.StatusBadRequest, "%v", err)
+		}
+		p.PoisonedEncode = func(t string) []int32 { return bad.Encode(t).IDs }
+		out.PoisonedFingerprint = bad.Fingerprint()
+	}
+	for i, text := range pr.Texts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		id := strconv.Itoa(i + 1)
+		if pr.QueryIDs != nil {
+			id = pr.QueryIDs[i]
+		}
+		res, err := p.Apply(id, text)
+		if err != nil {
+			return nil, errorf(http.StatusBadRequest, "text %d (query %q): %v", i, id, err)
+		}
+		if res.IDs == nil {
+			res.IDs = []int32{}
+		}
+		if res.PerturbedIDs == nil {
+			res.PerturbedIDs = []int32{}
+		}
+		out.Results = append(out.Results, res)
+		out.Changed += res.Changed
+		out.Considered += res.Considered
+	}
+	return jsonReply(out)
+}
+
+// tokenizer returns the tokenizer of model name from Options.Models,
+// loading it once.
+func (s *server) tokenizer(name string) (*tokenizer.Tokenizer, error) {
+	if !validName(name) {
+		return nil, errorf(http.StatusBadRequest, "tokenizer %q: not a model name (letters, digits, '.', '_' and '-')", name)
+	}
+	if s.opts.Models == nil {
+		return nil, errorf(http.StatusNotFound, "tokenizer %q: this server has no models", name)
+	}
+	s.tokMu.Lock()
+	e := s.toks[name]
+	if e == nil {
+		e = &tokenizerEntry{}
+		s.toks[name] = e
+	}
+	s.tokMu.Unlock()
+	e.once.Do(func() {
+		p := path.Join(name, "tokenizer.json")
+		f, err := s.opts.Models.Open(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				e.err = errorf(http.StatusNotFound, "tokenizer %q: this server has no model %q with a tokenizer.json (%v)", name, name, ErrUnknownModel)
+			} else {
+				e.err = fmt.Errorf("tokenizer %q: %w", name, err)
+			}
+			return
+		}
+		defer f.Close()
+		e.tok, e.err = tokenizer.FromJSON(f, p)
+	})
+	if e.err != nil {
+		// Forget failures, so a model installed later is found.
+		s.tokMu.Lock()
+		if s.toks[name] == e {
+			delete(s.toks, name)
+		}
+		s.tokMu.Unlock()
+	}
+	return e.tok, e.err
+}
+
+// validName reports whether name can name a model: a non-empty run of
+// letters, digits, '.', '_' and '-', not starting with '.'.
+func validName(name string) bool {
+	if name == "" || len(name) > 128 || name[0] == '.' {
+		return false
+	}
+	for _, c := range name {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,269 @@
+package ui
+
+import (
+	"context"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/experiment/experimenttest"
+	"github.com/dreval/dreval/metrics"
+)
+
+var (
+	fakeOnce sync.Once
+	fakeRes  *experiment.Results
+	fakeErr  error
+)
+
+// fakeResults runs the experiment on the demo with experimenttest's fake
+// dense model: rates 0, 0.1 and 0.5, two seeds.
+func fakeResults(t *testing.T) *experiment.Results {
+	t.Helper()
+	fakeOnce.Do(func() {
+		c, err := dataset.Demo("test")
+		if err != nil {
+			fakeErr = err
+			return
+		}
+		reg, _ := experimenttest.Registry(experimenttest.ForCollection(c))
+		fakeRes, fakeErr = experiment.Run(context.Background(), experiment.Config{
+			Collections: []*dataset.Collection{c},
+			Models:      []string{"fake"},
+			Registry:    reg,
+			Rates:       []float64{0, 0.1, 0.5},
+			Seeds:       2,
+			K:           20,
+			Resamples:   500,
+			Examples:    1000,
+		}, nil)
+	})
+	if fakeErr != nil {
+		t.Fatal(fakeErr)
+	}
+	return fakeRes
+}
+
+// cells returns the text of every element with data-field=name in html,
+// in document order.
+func cells(html, field string) []string {
+	re := regexp.MustCompile(`data-field="` + field + `"[^>]*>([^<]*)<`)
+	var out []string
+	for _, m := range re.FindAllStringSubmatch(html, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+func TestResultsTableRendersEveryMeasure(t *testing.T) {
+	res := fakeResults(t)
+	rs := res.Datasets[0].Models[0].Rates[0] // rate 0.1
+	for _, trec := range []bool{false, true} {
+		table, err := NewResultsTable(res, Selection{Rate: 0.1, TREC: trec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		html, err := Render(table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(html, "<html") || strings.Contains(html, "<body") {
+			t.Errorf("Render returned a whole document, want a fragment: %.80s", html)
+		}
+		want := len(res.STMeasures)
+		if trec {
+			want += len(res.TRECMeasures)
+		}
+		for _, field := range []string{"clean", "perturbed", "diff", "ci_low", "ci_high", "p_randomization", "p_ttest", "n"} {
+			if got := len(cells(html, field)); got != want {
+				t.Errorf("trec=%v: %d %s cells, want %d", trec, got, field, want)
+			}
+		}
+		// The first row is the first st measure, rounded to 4 decimals.
+		m := res.STMeasures[0]
+		c := rs.Drop[m]
+		if got, want := cells(html, "clean")[0], strconv.FormatFloat(float64(c.MeanA), 'f', 4, 64); got != want {
+			t.Errorf("%s clean: %s, want %s", m, got, want)
+		}
+		if got := cells(html, "perturbed")[0]; got != Num(float64(c.MeanB)) {
+			t.Errorf("%s perturbed: %s, want %s", m, got, Num(float64(c.MeanB)))
+		}
+		if !strings.Contains(html, `data-measure="`+m+`"`) {
+			t.Errorf("no row for %s", m)
+		}
+	}
+}
+
+func TestResultsTableUnknownRate(t *testing.T) {
+	_, err := NewResultsTable(fakeResults(t), Selection{Rate: 0.3})
+	if err == nil || !strings.Contains(err.Error(), "rate 0.3 was not run") {
+		t.Errorf("error %v, want one saying rate 0.3 was not run", err)
+	}
+}
+
+func TestNumFormats(t *testing.T) {
+	for _, tc := range []struct {
+		v          float64
+		num, signd string
+	}{
+		{0.123456, "0.1235", "+0.1235"},
+		{-0.00004, "-0.0000", "-0.0000"},
+		{0, "0.0000", "+0.0000"},
+		{1, "1.0000", "+1.0000"},
+		{math.NaN(), "n/a", "n/a"},
+		{math.Inf(1), "n/a", "n/a"},
+	} {
+		if got := Num(tc.v); got != tc.num {
+			t.Errorf("Num(%v) = %q, want %q", tc.v, got, tc.num)
+		}
+		if got := Signed(tc.v); got != tc.signd {
+			t.Errorf("Signed(%v) = %q, want %q", tc.v, got, tc.signd)
+		}
+	}
+}
+
+func TestRateChartHasOnePointPerRate(t *testing.T) {
+	res := fakeResults(t)
+	chart, err := NewRateChart(res, Selection{}, "ndcg@10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := Render(chart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html, "<svg") {
+		t.Fatalf("no inline SVG in %.200s", html)
+	}
+	pts := regexp.MustCompile(`<circle class="point"[^>]*data-rate="([^"]+)" data-mean="([^"]+)"`).FindAllStringSubmatch(html, -1)
+	if len(pts) != 3 {
+		t.Fatalf("%d points, want 3 (rates 0, 0.1, 0.5)", len(pts))
+	}
+	mr := res.Datasets[0].Models[0]
+	want := []struct{ rate, mean string }{
+		{"0", Num(mr.Clean.ST["ndcg@10"])},
+		{"0.1", Num(mr.Rates[0].ST["ndcg@10"].Mean)},
+		{"0.5", Num(mr.Rates[1].ST["ndcg@10"].Mean)},
+	}
+	for i, p := range pts {
+		if p[1] != want[i].rate || p[2] != want[i].mean {
+			t.Errorf("point %d: rate %s mean %s, want %s %s", i, p[1], p[2], want[i].rate, want[i].mean)
+		}
+	}
+	if _, err := NewRateChart(res, Selection{}, "nonsense"); err == nil {
+		t.Error("a chart of an unknown measure: no error")
+	}
+}
+
+func TestInspectorSortsByDamage(t *testing.T) {
+	res := fakeResults(t)
+	in, err := NewInspector(res, Selection{Rate: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := res.Datasets[0]
+	if len(in.Rows) != len(ds.Qrels) {
+		t.Fatalf("%d rows, want one per judged query (%d)", len(in.Rows), len(ds.Qrels))
+	}
+	prev := math.Inf(1)
+	for _, r := range in.Rows {
+		if r.Damage == "n/a" {
+			prev = math.Inf(-1)
+			continue
+		}
+		d, err := strconv.ParseFloat(r.Damage, 64)
+		if err != nil {
+			t.Fatalf("query %s: damage %q", r.ID, r.Damage)
+		}
+		if d > prev+1e-9 {
+			t.Errorf("query %s (damage %v) after a query with damage %v: not sorted", r.ID, d, prev)
+		}
+		prev = d
+		if r.Decoded == "" || r.Perturbed == "" {
+			t.Errorf("query %s has no decoded text", r.ID)
+		}
+		if r.Before == "" || r.After == "" {
+			t.Errorf("query %s has no ranks", r.ID)
+		}
+	}
+	html, err := Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(html, "<tr data-query="); got != len(in.Rows) {
+		t.Errorf("rendered %d query rows, want %d", got, len(in.Rows))
+	}
+}
+
+func TestInspectorRanks(t *testing.T) {
+	// A query with two relevant documents, one retrieved at rank 3; a
+	// judged non-relevant document retrieved first.
+	res := &experiment.Results{
+		STMeasures: []string{"ndcg@10"},
+		Config:     experiment.ConfigSummary{Rates: []float64{0, 0.1}},
+		Datasets: []*experiment.DatasetResult{{
+			Name:  "d",
+			Qrels: metrics.Qrels{"q": {"a": 1, "b": 2, "n": 0}},
+			Models: []*experiment.ModelResult{{
+				Model: "m",
+				Clean: &experiment.RunResult{
+					Run:      metrics.Run{"q": {{DocID: "n"}, {DocID: "x"}, {DocID: "b"}}},
+					PerQuery: map[string]experiment.QueryValues{"q": {ST: map[string]float64{"ndcg@10": 0.5}}},
+				},
+				Perturbed: []*experiment.RunResult{{
+					Rate: 0.1, Seed: 1,
+					Run:      metrics.Run{"q": {{DocID: "b"}, {DocID: "a"}}},
+					PerQuery: map[string]experiment.QueryValues{"q": {ST: map[string]float64{"ndcg@10": 0.75}}},
+				}},
+				Rates: []*experiment.RateSummary{{Rate: 0.1, Seeds: []uint64{1}}},
+			}},
+		}},
+	}
+	in, err := NewInspector(res, Selection{Rate: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := in.Rows[0]
+	if r.Before != "3, -" || r.After != "1, 2" || r.Damage != "-0.2500" {
+		t.Errorf("before %q after %q damage %q, want \"3, -\" \"1, 2\" \"-0.2500\"", r.Before, r.After, r.Damage)
+	}
+}
+
+func TestMetricsView(t *testing.T) {
+	qrels := metrics.Qrels{"q1": {"d1": 1}, "q2": {"d2": 1}}
+	run := metrics.Run{"q1": {{DocID: "d1", Score: 2}, {DocID: "d3", Score: 1}}, "q3": {{DocID: "d1", Score: 1}}}
+	res, err := metrics.Evaluate(qrels, run, metrics.DefaultMeasures(metrics.ConventionTREC), metrics.Options{Convention: metrics.ConventionTREC, RelLevel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := NewMetricsView("my.run", res, "map all 1.0000 <b>\n")
+	html, err := Render(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := cells(html, "value")
+	if len(vals) != len(res.Measures) {
+		t.Fatalf("%d values, want %d", len(vals), len(res.Measures))
+	}
+	for i, m := range res.Measures {
+		if m.String() == "num_q" && vals[i] != "1" {
+			t.Errorf("num_q shown as %q, want 1", vals[i])
+		}
+		if m.String() == "map" && vals[i] != "1.0000" {
+			t.Errorf("map shown as %q, want 1.0000", vals[i])
+		}
+	}
+	if !strings.Contains(html, "&lt;b&gt;") {
+		t.Error("the CLI text is not escaped")
+	}
+	for _, note := range []string{"1 run queries are not in the qrels", "1 qrels queries are not in the run"} {
+		if !strings.Contains(html, note) {
+			t.Errorf("no note %q", note)
+		}
+	}
+}

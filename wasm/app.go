@@ -1,0 +1,381 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"syscall/js"
+	"time"
+
+	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/perturb"
+	"github.com/dreval/dreval/ui"
+)
+
+// modelsDir is where worker.js puts the served models' files in the
+// in-memory file system.
+const modelsDir = "/models"
+
+// app is one worker's state: its opened models, the corpus vectors it
+// encoded, the last results.
+type app struct {
+	mu       sync.Mutex
+	models   map[string]*experiment.Model
+	cache    *experiment.MemCache
+	last     *experiment.Results
+	peers    []*peer
+	nextID   int
+	base     *experiment.Registry
+	registry *experiment.Registry
+}
+
+func newApp() *app {
+	a := &app{models: map[string]*experiment.Model{}, cache: experiment.NewMemCache(), base: experiment.DefaultRegistry()}
+	a.registry = experiment.NewRegistry()
+	for _, n := range a.base.Names() {
+		a.registry.Register(n, a.open)
+	}
+	a.registry.RegisterDir(a.open)
+	return a
+}
+
+func modelOptions() experiment.ModelOptions {
+	return experiment.ModelOptions{Engine: "go", ModelsDir: modelsDir, Analyzer: "wordpiece"}
+}
+
+// openLocal opens model name with the command line's registry, once; a
+// name it does not know is looked for as a directory of /models.
+func (a *app) openLocal(ctx context.Context, name string) (*experiment.Model, error) {
+	a.mu.Lock()
+	m, ok := a.models[name]
+	a.mu.Unlock()
+	if ok {
+		return m, nil
+	}
+	open := name
+	if !slices.Contains(a.base.Names(), name) && !strings.HasPrefix(name, "/") {
+		open = path.Join(modelsDir, name)
+		if _, err := os.Stat(open); err != nil {
+			return nil, fmt.Errorf("unknown model %q: not one of %s, and %s could not be read: %v", name, strings.Join(a.base.Names(), ", "), open, err)
+		}
+	}
+	m, err := a.base.Open(ctx, open, modelOptions())
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	a.models[name] = m
+	a.mu.Unlock()
+	return m, nil
+}
+
+// open is the run's Factory: the cached local model, its embedder shared
+// with the helper workers.
+func (a *app) open(ctx context.Context, name string, _ experiment.ModelOptions) (*experiment.Model, error) {
+	m, err := a.openLocal(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	cp := *m
+	cp.Close = nil // kept open for the next run
+	if m.Kind == experiment.Dense {
+		if peers := a.peerList(); len(peers) > 0 {
+			cp.Embedder = &helperEmbedder{local: m.Embedder, model: name, peers: peers, a: a}
+		}
+	}
+	return &cp, nil
+}
+
+// runRequest is a "run" message.
+type runRequest struct {
+	Model     string    `json:"model"`
+	Data      string    `json:"data"`
+	Split     string    `json:"split"`
+	Mode      string    `json:"mode"`
+	Rates     []float64 `json:"rates"`
+	Seeds     int       `json:"seeds"`
+	FirstSeed uint64    `json:"firstSeed"`
+	Show      float64   `json:"show"`
+	TREC      bool      `json:"trec"`
+	K         int       `json:"k"`
+	Resamples int       `json:"resamples"`
+}
+
+// decode reads a JSON-compatible JS value into v.
+func decode(v js.Value, dst any) error {
+	s := js.Global().Get("JSON").Call("stringify", v).String()
+	return json.Unmarshal([]byte(s), dst)
+}
+
+// Config returns the experiment configuration of a request, the one
+// "dreval eval" builds from the same settings (engine go).
+func (q runRequest) Config(reg *experiment.Registry, cache experiment.Cache) experiment.Config {
+	return experiment.Config{
+		Data:         []string{q.Data},
+		Split:        q.Split,
+		Models:       []string{q.Model},
+		Registry:     reg,
+		ModelOptions: modelOptions(),
+		Perturbation: perturb.Config{Mode: perturb.Mode(q.Mode)},
+		Rates:        q.Rates,
+		Seeds:        q.Seeds,
+		FirstSeed:    q.FirstSeed,
+		K:            q.K,
+		Cache:        cache,
+		Examples:     1 << 20, // every query decoded, for the inspector
+		Resamples:    q.Resamples,
+	}
+}
+
+func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]any)) (map[string]any, error) {
+	var q runRequest
+	if err := decode(msg.Get("request"), &q); err != nil {
+		return nil, fmt.Errorf("bad run request: %v", err)
+	}
+	start := time.Now()
+	cfg := q.Config(a.registry, a.cache)
+	last := time.Time{}
+	res, err := experiment.Run(ctx, cfg, func(e experiment.Event) {
+		// Counting events are throttled to keep the page's message queue
+		// short; the last of each step always goes.
+		if e.Total > 0 && e.Done < e.Total && time.Since(last) < 50*time.Millisecond {
+			return
+		}
+		last = time.Now()
+		progress(map[string]any{"type": "progress", "step": e.Step, "label": e.Label(), "done": e.Done, "total": e.Total, "unit": e.Unit, "message": e.Message})
+	})
+	if err != nil {
+		return nil, err
+	}
+	runSeconds := time.Since(start).Seconds()
+	a.mu.Lock()
+	a.last = res
+	a.mu.Unlock()
+	out, err := views(res, ui.Selection{Rate: q.Show, TREC: q.TREC})
+	if err != nil {
+		return nil, err
+	}
+	var warns []any
+	for _, w := range res.Warnings {
+		warns = append(warns, w)
+	}
+	out["warnings"] = warns
+	out["runSeconds"] = runSeconds // experiment.Run alone
+	out["seconds"] = time.Since(start).Seconds()
+	return out, nil
+}
+
+// export returns the last results as results.json, CSV and a zip of the
+// TREC runs (with the qrels), made when asked for.
+func (a *app) export() (map[string]any, error) {
+	a.mu.Lock()
+	res := a.last
+	a.mu.Unlock()
+	if res == nil {
+		return nil, errors.New("no results yet: run an evaluation first")
+	}
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	zipped, err := runsZip(res)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"json": string(b), "csv": resultsCSV(res), "runsZip": jsBytes(zipped)}, nil
+}
+
+// view re-renders the last results for another rate or measure set.
+func (a *app) view(msg js.Value) (map[string]any, error) {
+	a.mu.Lock()
+	res := a.last
+	a.mu.Unlock()
+	if res == nil {
+		return nil, errors.New("no results yet: run an evaluation first")
+	}
+	return views(res, ui.Selection{Rate: msg.Get("show").Float(), TREC: msg.Get("trec").Bool()})
+}
+
+// views renders the table, chart and inspector of sel.
+func views(res *experiment.Results, sel ui.Selection) (map[string]any, error) {
+	table, err := ui.NewResultsTable(res, sel)
+	if err != nil {
+		return nil, err
+	}
+	th, err := ui.Render(table)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"table": th}
+	chart, err := ui.NewRateChart(res, sel, "ndcg@10")
+	if err != nil {
+		return nil, err
+	}
+	if ch, err := ui.Render(chart); err != nil {
+		return nil, err
+	} else {
+		out["chart"] = ch
+	}
+	insp, err := ui.NewInspector(res, sel)
+	if err != nil {
+		return nil, err
+	}
+	if ih, err := ui.Render(insp); err != nil {
+		return nil, err
+	} else {
+		out["inspector"] = ih
+	}
+	var rates []any
+	for _, r := range res.Config.Rates {
+		if r > 0 {
+			rates = append(rates, r)
+		}
+	}
+	out["rates"] = rates
+	return out, nil
+}
+
+// metrics scores an uploaded run against uploaded qrels with the trec
+// convention's default measures, as "dreval metrics" does.
+func (a *app) metrics(msg js.Value) (map[string]any, error) {
+	qname, qtext := msg.Get("qrels").Get("name").String(), msg.Get("qrels").Get("text").String()
+	rname, rtext := msg.Get("run").Get("name").String(), msg.Get("run").Get("text").String()
+	qrels, err := metrics.ReadQrelsFormat(strings.NewReader(qtext), qname, metrics.QrelsAuto)
+	if err != nil {
+		return nil, err
+	}
+	res, err := metrics.EvaluateReader(qrels, strings.NewReader(rtext), rname, metrics.DefaultMeasures(metrics.ConventionTREC),
+		metrics.Options{Convention: metrics.ConventionTREC, RelLevel: 1})
+	if err != nil {
+		return nil, fmt.Errorf("evaluating %s: %w", rname, err)
+	}
+	var text strings.Builder
+	if err := metrics.WriteTREC(&text, res, false); err != nil {
+		return nil, err
+	}
+	var csv strings.Builder
+	if err := metrics.WriteCSV(&csv, res, true); err != nil {
+		return nil, err
+	}
+	h, err := ui.Render(ui.NewMetricsView(rname, res, text.String()))
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"html": h, "text": text.String(), "csv": csv.String()}, nil
+}
+
+// embed embeds a helper's chunk: msg.data holds the sequences' ids back to
+// back and msg.lens their lengths, as little-endian int32.
+func (a *app) embed(msg js.Value) ([]byte, int, error) {
+	m, err := a.openLocal(context.Background(), msg.Get("model").String())
+	if err != nil {
+		return nil, 0, err
+	}
+	ids, err := unpackIDs(bytesOf(msg.Get("data")), bytesOf(msg.Get("lens")))
+	if err != nil {
+		return nil, 0, err
+	}
+	vecs, err := m.Embedder.EmbedIDs(ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	dim := m.Embedder.Dim()
+	out := make([]byte, 0, len(vecs)*dim*4)
+	for _, v := range vecs {
+		for _, x := range v {
+			out = binary.LittleEndian.AppendUint32(out, math.Float32bits(x))
+		}
+	}
+	return out, dim, nil
+}
+
+func bytesOf(v js.Value) []byte {
+	b := make([]byte, v.Get("length").Int())
+	js.CopyBytesToGo(b, v)
+	return b
+}
+
+func packIDs(seqs [][]int32) (data, lens []byte) {
+	for _, s := range seqs {
+		lens = binary.LittleEndian.AppendUint32(lens, uint32(len(s)))
+		for _, id := range s {
+			data = binary.LittleEndian.AppendUint32(data, uint32(id))
+		}
+	}
+	return data, lens
+}
+
+func unpackIDs(data, lens []byte) ([][]int32, error) {
+	if len(lens)%4 != 0 || len(data)%4 != 0 {
+		return nil, errors.New("malformed id buffers")
+	}
+	var out [][]int32
+	off := 0
+	for i := 0; i < len(lens); i += 4 {
+		n := int(binary.LittleEndian.Uint32(lens[i:]))
+		if off+4*n > len(data) {
+			return nil, errors.New("id buffer shorter than its lengths")
+		}
+		s := make([]int32, n)
+		for j := range s {
+			s[j] = int32(binary.LittleEndian.Uint32(data[off+4*j:]))
+		}
+		off += 4 * n
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func jsBytes(b []byte) js.Value {
+	v := js.Global().Get("Uint8Array").New(len(b))
+	js.CopyBytesToJS(v, b)
+	return v
+}
+
+// bench embeds msg.n sequences of msg.tokens ids (special tokens included)
+// with this worker's own embedder, in batches of 32, and reports the
+// sentences per second.
+func (a *app) bench(msg js.Value) (map[string]any, error) {
+	name, n, tokens := msg.Get("model").String(), msg.Get("n").Int(), msg.Get("tokens").Int()
+	if n < 1 || tokens < 2 {
+		return nil, fmt.Errorf("bench: n %d and tokens %d: want n >= 1, tokens >= 2", n, tokens)
+	}
+	m, err := a.openLocal(context.Background(), name)
+	if err != nil {
+		return nil, err
+	}
+	if m.Kind != experiment.Dense {
+		return nil, fmt.Errorf("bench: model %s does not embed", name)
+	}
+	full := m.Tokenizer.EncodeIDs(strings.Repeat("the quick brown fox jumps over the lazy dog near the river bank ", 20))
+	if len(full) < tokens {
+		return nil, fmt.Errorf("bench: the model keeps %d ids, fewer than %d", len(full), tokens)
+	}
+	seq := append(slices.Clone(full[:tokens-1]), full[len(full)-1])
+	seqs := make([][]int32, n)
+	for i := range seqs {
+		seqs[i] = seq
+	}
+	if _, err := m.Embedder.EmbedIDs(seqs[:1]); err != nil { // warm up
+		return nil, err
+	}
+	start := time.Now()
+	for lo := 0; lo < n; lo += 32 {
+		if _, err := m.Embedder.EmbedIDs(seqs[lo:min(lo+32, n)]); err != nil {
+			return nil, err
+		}
+	}
+	sec := time.Since(start).Seconds()
+	return map[string]any{"sentences": n, "tokens": tokens, "seconds": sec, "perSecond": float64(n) / sec}, nil
+}

@@ -1,0 +1,122 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"syscall/js"
+
+	"github.com/dreval/dreval/experiment"
+)
+
+// peer is a helper worker, reached through a MessagePort.
+type peer struct {
+	port    js.Value
+	replies chan js.Value
+	onMsg   js.Func
+}
+
+// peerList returns the helper workers the page gave this worker (the
+// MessagePorts in the global drevalPeers), set up on first use.
+func (a *app) peerList() []*peer {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ports := js.Global().Get("drevalPeers")
+	if ports.IsUndefined() || ports.IsNull() {
+		return nil
+	}
+	for i := len(a.peers); i < ports.Length(); i++ {
+		p := &peer{port: ports.Index(i), replies: make(chan js.Value)}
+		p.onMsg = js.FuncOf(func(this js.Value, args []js.Value) any {
+			// Never blocks the event loop, never drops a reply; EmbedIDs
+			// skips replies to requests it gave up on.
+			data := args[0].Get("data")
+			go func() { p.replies <- data }()
+			return nil
+		})
+		p.port.Set("onmessage", p.onMsg)
+		a.peers = append(a.peers, p)
+	}
+	return a.peers
+}
+
+// helperEmbedder splits every batch between this worker and its helpers:
+// the helpers get their chunks first, this worker embeds its own while
+// they work, then collects theirs. Each sequence's vector does not depend
+// on the chunk it is in.
+type helperEmbedder struct {
+	local experiment.Embedder
+	model string
+	peers []*peer
+	a     *app
+}
+
+func (h *helperEmbedder) Dim() int { return h.local.Dim() }
+
+func (h *helperEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
+	parts := len(h.peers) + 1
+	if len(ids) < parts {
+		parts = len(ids)
+	}
+	if parts <= 1 {
+		return h.local.EmbedIDs(ids)
+	}
+	size := (len(ids) + parts - 1) / parts
+	type sent struct {
+		p      *peer
+		id     int
+		lo, hi int
+	}
+	var pending []sent
+	for i := 1; i < parts; i++ {
+		lo, hi := i*size, min((i+1)*size, len(ids))
+		if lo >= hi {
+			break
+		}
+		p := h.peers[i-1]
+		h.a.mu.Lock()
+		h.a.nextID++
+		id := h.a.nextID
+		h.a.mu.Unlock()
+		data, lens := packIDs(ids[lo:hi])
+		p.port.Call("postMessage", js.ValueOf(map[string]any{
+			"type": "embed", "id": id, "model": h.model, "data": jsBytes(data), "lens": jsBytes(lens),
+		}))
+		pending = append(pending, sent{p, id, lo, hi})
+	}
+	out := make([][]float32, len(ids))
+	mine, err := h.local.EmbedIDs(ids[:min(size, len(ids))])
+	if err != nil {
+		return nil, err
+	}
+	copy(out, mine)
+	dim := h.local.Dim()
+	for _, s := range pending {
+		var r js.Value
+		for {
+			r = <-s.p.replies
+			if r.Get("id").Int() == s.id {
+				break
+			}
+		}
+		if r.Get("type").String() == "error" {
+			return nil, fmt.Errorf("helper worker: %s", r.Get("message").String())
+		}
+		b := bytesOf(r.Get("data"))
+		n := s.hi - s.lo
+		if r.Get("dim").Int() != dim || len(b) != n*dim*4 {
+			return nil, errors.New("helper worker returned vectors of the wrong size")
+		}
+		for j := 0; j < n; j++ {
+			v := make([]float32, dim)
+			for c := range v {
+				v[c] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*(j*dim+c):]))
+			}
+			out[s.lo+j] = v
+		}
+	}
+	return out, nil
+}

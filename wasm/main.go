@@ -1,0 +1,109 @@
+//go:build js && wasm
+
+// Command wasm is dreval's browser app: the Go side of every Web Worker
+// the page starts (one wasm instance per worker, see
+// webapp/static/worker.js). A worker answers the page's messages:
+//
+//   - "run": runs experiment.Run on the demo or an uploaded BEIR folder
+//     with one model, and replies with the rendered views of package ui ("export" then gives the
+//     results as JSON, CSV and TREC runs). The first worker runs it; the
+//     others are its helpers: every batch of sequences to embed is split
+//     between it and them (helperEmbedder).
+//   - "embed" (from the first worker, through a MessagePort): embeds a
+//     chunk of token-id sequences with the named model.
+//   - "metrics": scores an uploaded TREC run against uploaded qrels, as
+//     "dreval metrics" does.
+//   - "bench": times this worker alone embedding sentences of a given
+//     number of tokens (the browser figure of scripts/bench.sh).
+//
+// Files (models, uploads) reach Go through the in-memory file system of
+// webapp/static/vfs.js, so the models open with the same loaders as the
+// command line (experiment.DefaultRegistry).
+package main
+
+import (
+	"context"
+	"syscall/js"
+)
+
+func main() {
+	a := newApp()
+	js.Global().Set("drevalHandle", js.FuncOf(func(this js.Value, args []js.Value) any {
+		if len(args) < 2 {
+			return nil
+		}
+		msg, reply := args[0], args[1]
+		go a.handle(msg, reply)
+		return nil
+	}))
+	js.Global().Call("drevalReady")
+	select {}
+}
+
+// handle answers one message; reply is where the answer is posted (the
+// worker's scope or a MessagePort).
+func (a *app) handle(msg, reply js.Value) {
+	id := msg.Get("id")
+	post := func(v map[string]any) {
+		v["id"] = id
+		reply.Call("postMessage", js.ValueOf(v))
+	}
+	fail := func(err error) {
+		post(map[string]any{"type": "error", "message": err.Error()})
+	}
+	switch t := msg.Get("type").String(); t {
+	case "run":
+		// The page cancels a run by terminating the workers: a running
+		// wasm instance does not read its messages.
+		out, err := a.run(context.Background(), msg, func(p map[string]any) { post(p) })
+		if err != nil {
+			fail(err)
+			return
+		}
+		out["type"] = "result"
+		post(out)
+	case "view":
+		out, err := a.view(msg)
+		if err != nil {
+			fail(err)
+			return
+		}
+		out["type"] = "view"
+		post(out)
+	case "embed":
+		vecs, dim, err := a.embed(msg)
+		if err != nil {
+			fail(err)
+			return
+		}
+		buf := js.Global().Get("Uint8Array").New(len(vecs))
+		js.CopyBytesToJS(buf, vecs)
+		post(map[string]any{"type": "vectors", "dim": dim, "data": buf})
+	case "export":
+		out, err := a.export()
+		if err != nil {
+			fail(err)
+			return
+		}
+		out["type"] = "export"
+		post(out)
+	case "bench":
+		out, err := a.bench(msg)
+		if err != nil {
+			fail(err)
+			return
+		}
+		out["type"] = "bench"
+		post(out)
+	case "metrics":
+		out, err := a.metrics(msg)
+		if err != nil {
+			fail(err)
+			return
+		}
+		out["type"] = "metrics"
+		post(out)
+	default:
+		post(map[string]any{"type": "error", "message": "unknown message type " + t})
+	}
+}

@@ -1,0 +1,315 @@
+// app.js: the page's controller. It keeps the UI thread free: every
+// tokenization, encoding, search and scoring happens in Web Workers
+// (worker.js, one Go wasm instance each); this script only reads the form,
+// sends requests, shows progress and inserts the HTML the workers render
+// (the vugu components of package ui).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const MAX_WORKERS = 8;
+
+const state = {
+  pool: null,
+  busy: false,
+  queued: null, // a run asked for while another was going
+  results: null, // the last run's answer
+  key: "", // data+model+mode+seeds of the last results, for the slider
+  metricsCSV: "",
+  uploadRoot: "",
+  uploadSent: false,
+};
+
+// ---- worker pool ----------------------------------------------------------
+
+class Pool {
+  constructor(n) {
+    this.size = n;
+    this.workers = [];
+    this.nextID = 1;
+    this.pending = new Map();
+    this.readyCount = 0;
+    this.ready = new Promise((resolve, reject) => { this.resolveReady = resolve; this.rejectReady = reject; });
+    const ports = [];
+    for (let i = 0; i < n; i++) {
+      const w = new Worker("worker.js");
+      w.onmessage = (e) => this.onMessage(i, e.data);
+      w.onerror = (e) => this.fatal("worker " + (i + 1) + " failed: " + (e.message || "unknown error"));
+      if (i > 0) {
+        const ch = new MessageChannel();
+        w.postMessage({ type: "helper", port: ch.port2 }, [ch.port2]);
+        ports.push(ch.port1);
+      }
+      this.workers.push(w);
+    }
+    this.workers[0].postMessage({ type: "peers", ports }, ports);
+  }
+  fatal(message) {
+    this.rejectReady(new Error(message));
+    for (const p of this.pending.values()) p.reject(new Error(message));
+    this.pending.clear();
+  }
+  onMessage(i, msg) {
+    if (msg.type === "ready") {
+      if (++this.readyCount === this.size) this.resolveReady();
+      return;
+    }
+    if (msg.type === "fatal") { this.fatal("worker " + (i + 1) + ": " + msg.message); return; }
+    const p = this.pending.get(msg.id);
+    if (!p) return;
+    if (msg.type === "progress") { p.progress && p.progress(msg); return; }
+    this.pending.delete(msg.id);
+    if (msg.type === "error") p.reject(new Error(msg.message)); else p.resolve(msg);
+  }
+  // request sends msg to the first worker and resolves with its answer.
+  request(msg, progress, transfer) {
+    const id = this.nextID++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, progress });
+      this.workers[0].postMessage(Object.assign({ id }, msg), transfer || []);
+    });
+  }
+  terminate() {
+    for (const w of this.workers) w.terminate();
+    for (const p of this.pending.values()) p.reject(new Error("cancelled"));
+    this.pending.clear();
+  }
+}
+
+function startPool(note) {
+  const n = Math.max(1, Math.min(navigator.hardwareConcurrency || 2, MAX_WORKERS));
+  state.pool = new Pool(n);
+  state.uploadSent = false;
+  document.body.dataset.ready = "false";
+  setStatus("Starting " + n + " worker(s)…");
+  state.pool.ready.then(
+    () => {
+      setStatus((note || "") + "Ready: " + n + " worker(s), one wasm instance each.");
+      if (!document.body.dataset.readyMs) document.body.dataset.readyMs = performance.now().toFixed(1);
+      document.body.dataset.ready = "true";
+    },
+    (e) => showError("The workers could not start: " + e.message));
+}
+
+// ---- status, progress, errors ------------------------------------------------
+
+function setStatus(text) { $("status").textContent = text; }
+function showError(text) {
+  const e = $("error");
+  e.textContent = text;
+  e.hidden = false;
+  setStatus("Stopped: see the error below.");
+}
+function clearError() { $("error").hidden = true; $("error").textContent = ""; }
+function setBusy(b) {
+  state.busy = b;
+  $("cancel").disabled = !b;
+  $("run").disabled = b;
+  $("sweep").disabled = b;
+  $("progress").hidden = !b;
+  document.body.dataset.busy = String(b);
+}
+function onProgress(msg) {
+  const bar = $("progress");
+  if (msg.total > 0) {
+    bar.max = msg.total;
+    bar.value = msg.done;
+    setStatus(msg.label + ": " + msg.done + " of " + msg.total + " " + msg.unit);
+  } else if (msg.message) {
+    setStatus(msg.label + ": " + msg.message);
+    bar.removeAttribute("value");
+  }
+}
+
+// ---- the form ------------------------------------------------------------------
+
+function dataKind() { return document.querySelector("input[name=data]:checked").value; }
+function rate() { return Number($("rate").value) / 100; }
+
+function syncForm() {
+  const kind = dataKind();
+  for (const s of document.querySelectorAll(".sub")) s.hidden = s.dataset.for !== kind;
+  $("model-set").disabled = kind === "trec";
+  $("perturb-set").disabled = kind === "trec";
+  $("sweep").disabled = state.busy || kind === "trec";
+  $("rate-out").textContent = $("rate").value + "%";
+}
+
+function readFile(file, as) {
+  return as === "text" ? file.text() : file.arrayBuffer();
+}
+
+// uploadBEIR sends the chosen folder's files to the first worker, under
+// /upload/<folder>; it returns that path.
+async function uploadBEIR() {
+  let files = [...$("beir-files").files];
+  if (files.length === 0) files = [...$("beir-pick").files];
+  if (files.length === 0) throw new Error("Choose a BEIR folder first (it holds corpus.jsonl, queries.jsonl and qrels/).");
+  const root = "/upload/" + (files[0].webkitRelativePath.split("/")[0] || "data");
+  const sig = files.map((f) => f.name + ":" + f.size + ":" + f.lastModified).join("|");
+  if (state.uploadSent && state.uploadRoot === root && state.uploadSig === sig) return root;
+  const list = [];
+  const transfer = [];
+  for (const f of files) {
+    let rel = f.webkitRelativePath ? f.webkitRelativePath.split("/").slice(1).join("/") : f.name;
+    if (!f.webkitRelativePath && f.name.endsWith(".tsv")) rel = "qrels/" + f.name; // files chosen one by one
+    if (!/^(corpus\.jsonl|queries\.jsonl|qrels\/[^/]+\.tsv)$/.test(rel)) continue;
+    const data = await readFile(f);
+    list.push({ path: root + "/" + rel, data });
+    transfer.push(data);
+  }
+  if (list.length === 0) throw new Error("None of the chosen files is corpus.jsonl, queries.jsonl or qrels/*.tsv.");
+  await state.pool.request({ type: "files", root, files: list }, null, transfer);
+  state.uploadRoot = root;
+  state.uploadSig = sig;
+  state.uploadSent = true;
+  return root;
+}
+
+async function runMetrics() {
+  const q = $("qrels-file").files[0], r = $("run-file").files[0];
+  if (!q || !r) throw new Error("Choose both a qrels file and a run file.");
+  setStatus("Scoring " + r.name + " against " + q.name + "…");
+  const ans = await state.pool.request({ type: "metrics", qrels: { name: q.name, text: await readFile(q, "text") }, run: { name: r.name, text: await readFile(r, "text") } });
+  $("metrics").innerHTML = ans.html;
+  $("metrics-results").hidden = false;
+  state.metricsCSV = ans.csv;
+  setStatus("Scored " + r.name + ".");
+}
+
+// run runs the experiment at the given rates, showing rate show.
+async function run(rates, show, started) {
+  const data = dataKind() === "beir" ? await uploadBEIR() : "demo";
+  const request = {
+    model: $("model").value, data, split: "test", mode: $("mode").value, rates,
+    seeds: Number($("seeds").value) || 1, firstSeed: Number($("first-seed").value) || 1,
+    show, trec: $("trec").checked,
+  };
+  setStatus("Running " + request.model + " on " + data + "…");
+  const ans = await state.pool.request({ type: "run", request }, onProgress);
+  state.results = ans;
+  state.key = [data, request.model, request.mode, request.seeds, request.firstSeed].join("|");
+  showResults(ans);
+  const ms = performance.now() - started;
+  $("timing").textContent = "Updated in " + Math.round(ms) + " ms (in the workers: " + (ans.runSeconds * 1000).toFixed(0) +
+    " ms running the experiment, " + ((ans.seconds - ans.runSeconds) * 1000).toFixed(0) + " ms rendering and exporting).";
+  $("timing").dataset.runMs = (ans.runSeconds * 1000).toFixed(1);
+  $("timing").dataset.ms = ms.toFixed(1);
+  setStatus("Done: " + request.model + " on " + data + ", rates " + rates.map((r) => Math.round(r * 100) + "%").join(", ") + "." +
+    (ans.warnings && ans.warnings.length ? " Warnings: " + ans.warnings.join("; ") : ""));
+}
+
+function showResults(ans) {
+  $("table").innerHTML = ans.table;
+  $("chart").innerHTML = ans.chart;
+  $("inspector").innerHTML = ans.inspector;
+  $("results").hidden = false;
+}
+
+// go runs one job at a time; a job asked for meanwhile replaces any
+// queued one and starts when the current one ends.
+async function go(job) {
+  if (state.busy) { state.queued = job; return; }
+  setBusy(true);
+  clearError();
+  const started = performance.now();
+  try {
+    await state.pool.ready;
+    await job(started);
+  } catch (e) {
+    if (e.message !== "cancelled") showError(e.message);
+  } finally {
+    setBusy(false);
+    syncForm();
+    document.body.dataset.runs = String(Number(document.body.dataset.runs || 0) + 1);
+  }
+  if (state.queued) { const j = state.queued; state.queued = null; go(j); }
+}
+
+function runJob() {
+  if (dataKind() === "trec") return () => runMetrics();
+  const r = rate();
+  if (r === 0) return () => Promise.reject(new Error("Choose a rate above 0%: the clean run is always made and compared with it."));
+  return (t) => run([0, r], r, t);
+}
+
+function sweepJob() {
+  const r = rate() || 0.1;
+  const rates = [0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5];
+  if (!rates.includes(r)) rates.push(r);
+  rates.sort((a, b) => a - b);
+  return (t) => run(rates, r, t);
+}
+
+function download(name, type, data) {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(new Blob([data], { type }));
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+}
+
+// checkModels disables the models the server does not serve, and selects
+// the first one it does.
+async function checkModels() {
+  const sel = $("model");
+  await Promise.all([...sel.options].map(async (o) => {
+    const file = o.value === "bm25" ? "models/minilm/tokenizer.json" : "models/" + o.value + "/config.json";
+    let ok = false;
+    try { ok = (await fetch(file, { method: "HEAD" })).ok; } catch (e) { ok = false; }
+    if (!ok) { o.disabled = true; o.textContent += " — not available on this server"; }
+  }));
+  if (sel.selectedOptions[0] && sel.selectedOptions[0].disabled) {
+    const first = [...sel.options].find((o) => !o.disabled);
+    if (first) sel.value = first.value;
+  }
+}
+
+function init() {
+  startPool();
+  checkModels();
+  syncForm();
+  for (const el of document.querySelectorAll("input[name=data]")) el.addEventListener("change", syncForm);
+  $("controls").addEventListener("submit", (e) => { e.preventDefault(); go(runJob()); });
+  $("sweep").addEventListener("click", () => go(sweepJob()));
+  $("rate").addEventListener("input", () => { $("rate-out").textContent = $("rate").value + "%"; });
+  // Moving the slider refreshes the shown results: at once when the rate
+  // was run (a sweep), else by a new run (the corpus vectors are kept).
+  $("rate").addEventListener("change", () => {
+    if (!state.results || dataKind() === "trec" || rate() === 0) return;
+    const r = rate();
+    if ((state.results.rates || []).includes(r)) {
+      go(async (t) => {
+        const ans = await state.pool.request({ type: "view", show: r, trec: $("trec").checked });
+        Object.assign(state.results, ans);
+        showResults(state.results);
+        $("timing").textContent = "Updated in " + Math.round(performance.now() - t) + " ms (rate " + Math.round(r * 100) + "% was already run).";
+        $("timing").dataset.ms = (performance.now() - t).toFixed(1);
+      });
+      return;
+    }
+    go(runJob());
+  });
+  $("cancel").addEventListener("click", () => {
+    state.pool.terminate();
+    state.queued = null;
+    const note = "Cancelled: the workers were restarted; the results on screen are from the last finished run. ";
+    startPool(note);
+    setBusy(false);
+    syncForm();
+    setStatus(note + "Starting the workers…");
+  });
+  // Exports are made by the worker when asked for, from its last results.
+  const exporter = (name, type, field) => () => {
+    if (!state.results || state.busy) return;
+    state.pool.request({ type: "export" }).then(
+      (ans) => { download(name, type, ans[field]); setStatus("Saved " + name + "."); },
+      (e) => showError("Export failed: " + e.message));
+  };
+  $("export-json").addEventListener("click", exporter("results.json", "application/json", "json"));
+  $("export-csv").addEventListener("click", exporter("results.csv", "text/csv", "csv"));
+  $("export-runs").addEventListener("click", exporter("runs.zip", "application/zip", "runsZip"));
+  $("export-metrics").addEventListener("click", () => state.metricsCSV && download("metrics.csv", "text/csv", state.metricsCSV));
+}
+
+init();
