@@ -2,28 +2,10 @@
 
 package retrieval
 
-// useAVX reports whether the CPU and OS support AVX (256-bit YMM state).
-var useAVX = detectAVX()
+import "golang.org/x/sys/cpu"
 
-func detectAVX() bool {
-	maxID, _, _, _ := cpuid(0, 0)
-	if maxID < 1 {
-		return false
-	}
-	_, _, ecx, _ := cpuid(1, 0)
-	const osxsave, avx = 1 << 27, 1 << 28
-	if ecx&osxsave == 0 || ecx&avx == 0 {
-		return false
-	}
-	xcr0, _ := xgetbv()
-	return xcr0&6 == 6 // XMM and YMM state enabled by the OS
-}
-
-//go:noescape
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-
-//go:noescape
-func xgetbv() (eax, edx uint32)
+// useAVX reports whether the CPU and OS support AVX (YMM registers).
+var useAVX = cpu.X86.HasAVX
 
 // dot3AVX scores three query rows against n corpus rows (n a multiple of
 // 3) in the canonical order of dotLanes; out receives 4 floats per corpus

@@ -2,32 +2,14 @@
 
 package bert
 
+import "golang.org/x/sys/cpu"
+
 // panelWidth is the number of output columns a packed panel holds: the
 // width of the AVX kernel's tile.
 const panelWidth = 16
 
 // useAVX reports whether the CPU and OS support AVX (YMM registers).
-var useAVX = detectAVX()
-
-func detectAVX() bool {
-	maxID, _, _, _ := cpuid(0, 0)
-	if maxID < 1 {
-		return false
-	}
-	_, _, ecx, _ := cpuid(1, 0)
-	const osxsave, avx = 1 << 27, 1 << 28
-	if ecx&osxsave == 0 || ecx&avx == 0 {
-		return false
-	}
-	xcr0, _ := xgetbv()
-	return xcr0&6 == 6 // XMM and YMM state enabled by the OS
-}
-
-//go:noescape
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-
-//go:noescape
-func xgetbv() (eax, edx uint32)
+var useAVX = cpu.X86.HasAVX
 
 // nativeKernelName names the kernel gemmNative uses on this machine.
 func nativeKernelName() string {
