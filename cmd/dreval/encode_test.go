@@ -25,7 +25,7 @@ func TestEncodeWritesNPY(t *testing.T) {
 {"_id":"3","text":""}
 `), 0o644)
 	out := filepath.Join(dir, "docs.npy")
-	code, _, errOut := runCLI(t, "", "encode", "-models", models, "-model", "minilm", "-in", in, "-out", out, "-threads", "1")
+	code, _, errOut := runCLI(t, "", "encode", "-models", models, "-model", "minilm", "-engine", "go", "-in", in, "-out", out, "-threads", "1")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
