@@ -677,27 +677,13 @@ func trecGetter(name string) func(*RunResult, string) (float64, bool) {
 // values returns, for the queries of clean that have a value (read by
 // get), the clean value and the perturbed runs' values averaged over runs.
 func values(clean *RunResult, runs []*RunResult, get func(*RunResult, string) (float64, bool)) (qids []string, a, b []float64) {
-	var all []string
+	// Every query searched is in PerQuery (answer questions are a subset).
 	for qid := range clean.PerQuery {
-		all = append(all, qid)
-	}
-	if clean.Answers != nil {
-		for _, acc := range clean.Answers {
-			for qid := range acc.FirstHit {
-				if _, ok := clean.PerQuery[qid]; !ok {
-					all = append(all, qid)
-				}
-			}
-			break
-		}
-	}
-	for _, qid := range all {
 		if _, ok := get(clean, qid); ok {
 			qids = append(qids, qid)
 		}
 	}
 	slices.Sort(qids)
-	qids = slices.Compact(qids)
 	kept := qids[:0]
 	for _, qid := range qids {
 		x, _ := get(clean, qid)

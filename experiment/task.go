@@ -136,6 +136,15 @@ func (r *runner) prepareTask(c *dataset.Collection, name string, queries []datas
 	if len(without) > 0 {
 		dr.Warnings = append(dr.Warnings, r.warn(name, "", "%d of %d searched queries have no %s: they are left out of the answer accuracy", len(without), len(queries), src))
 	}
+	var deep []string
+	for _, k := range r.cfg.AnswerKs {
+		if k > r.cfg.K {
+			deep = append(deep, fmt.Sprint(k))
+		}
+	}
+	if len(deep) > 0 {
+		dr.Warnings = append(dr.Warnings, r.warn(name, "", "answer cut-offs %s exceed k = %d: their accuracy is that of the top %d", strings.Join(deep, ", "), r.cfg.K, r.cfg.K))
+	}
 	if len(un) > 0 {
 		dr.Warnings = append(dr.Warnings, r.warn(name, "", "%d of %d questions have yes/no answers, which no passage holds as a span: they count as misses in every answer accuracy", len(un), len(qs)))
 	}

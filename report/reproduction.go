@@ -1,0 +1,242 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/dreval/dreval/experiment"
+)
+
+// FindingsMeasure is the measure the findings rank and compare by.
+const FindingsMeasure = "ndcg@10"
+
+// modelDrop returns model's change at rate on measure, perturbed minus
+// clean (negative: a drop), averaged over the datasets, with the paired
+// randomization test's p-value (over the pooled queries with several
+// datasets).
+func modelDrop(res *experiment.Results, model string, rate float64, measure string) (diff, p float64, ok bool) {
+	for _, a := range res.Average {
+		if a.Model == model && a.Rate == rate && a.Measure == measure {
+			return -float64(a.Drop), float64(a.Pooled.PRandomization), true
+		}
+	}
+	if len(res.Datasets) != 1 {
+		return 0, 0, false
+	}
+	m := findModel(res.Datasets[0], model)
+	if m == nil {
+		return 0, 0, false
+	}
+	for _, rs := range m.Rates {
+		if rs.Rate == rate {
+			c := rs.Drop[measure]
+			return float64(c.MeanDiff), float64(c.PRandomization), true
+		}
+	}
+	return 0, 0, false
+}
+
+// cleanMean returns model's clean value of measure averaged over the
+// datasets it ran on every one of.
+func cleanMean(res *experiment.Results, model, measure string) (float64, bool) {
+	var sum float64
+	for _, d := range res.Datasets {
+		m := findModel(d, model)
+		if m == nil {
+			return 0, false
+		}
+		sum += m.Clean.ST[measure]
+	}
+	return sum / float64(len(res.Datasets)), len(res.Datasets) > 0
+}
+
+// Findings returns the study's findings checked against res, one
+// paragraph each: (a) the ranking of the models by clean effectiveness,
+// (b) their ranking by drop at the highest rate, (c) whether the drop
+// grows with the rate, (d) whether every model is affected (a significant
+// drop at the highest rate, p < 0.05). Every number is read from res, on
+// FindingsMeasure averaged over the datasets.
+func Findings(res *experiment.Results) []string {
+	models := modelNames(res)
+	rates := perturbedRates(res)
+	lbl := Label(FindingsMeasure)
+	var out []string
+	type mv struct {
+		m string
+		v float64
+	}
+	var clean []mv
+	for _, m := range models {
+		if v, ok := cleanMean(res, m, FindingsMeasure); ok {
+			clean = append(clean, mv{m, v})
+		}
+	}
+	slices.SortStableFunc(clean, func(a, b mv) int { return -cmpF(a.v, b.v) })
+	parts := make([]string, len(clean))
+	for i, x := range clean {
+		parts[i] = fmt.Sprintf("%s (%s)", x.m, num(x.v))
+	}
+	out = append(out, fmt.Sprintf("(a) Ranking by clean effectiveness (%s, mean over %d datasets): %s.", lbl, len(res.Datasets), strings.Join(parts, " > ")))
+	if len(rates) == 0 {
+		return append(out, "(b)-(d) need perturbed runs: none were made.")
+	}
+	hi, lo := rates[len(rates)-1], rates[0]
+	var drops []mv
+	for _, m := range models {
+		if d, _, ok := modelDrop(res, m, hi, FindingsMeasure); ok {
+			drops = append(drops, mv{m, d})
+		}
+	}
+	slices.SortStableFunc(drops, func(a, b mv) int { return cmpF(a.v, b.v) })
+	parts = parts[:0]
+	for _, x := range drops {
+		parts = append(parts, fmt.Sprintf("%s (%s)", x.m, signed(x.v)))
+	}
+	out = append(out, fmt.Sprintf("(b) Ranking by change at %s (%s, perturbed minus clean, largest drop first): %s.", Percent(hi), lbl, strings.Join(parts, ", ")))
+	if lo == hi {
+		out = append(out, fmt.Sprintf("(c) Drop grows with rate: cannot be checked with one rate (%s).", Percent(hi)))
+	} else {
+		var holds, fails []string
+		for _, m := range models {
+			var vals []string
+			dl, _, ok1 := modelDrop(res, m, lo, FindingsMeasure)
+			dh, _, ok2 := modelDrop(res, m, hi, FindingsMeasure)
+			if !ok1 || !ok2 {
+				continue
+			}
+			for _, r := range rates {
+				if d, _, ok := modelDrop(res, m, r, FindingsMeasure); ok {
+					vals = append(vals, fmt.Sprintf("%s: %s", Percent(r), signed(d)))
+				}
+			}
+			s := fmt.Sprintf("%s (%s)", m, strings.Join(vals, ", "))
+			if dh < dl {
+				holds = append(holds, s)
+			} else {
+				fails = append(fails, s)
+			}
+		}
+		out = append(out, fmt.Sprintf("(c) Drop grows with rate (%s drop at %s larger than at %s): holds for: %s; does not hold for: %s.",
+			lbl, Percent(hi), Percent(lo), listOrNone(holds), listOrNone(fails)))
+	}
+	var sig, not []string
+	for _, m := range models {
+		d, p, ok := modelDrop(res, m, hi, FindingsMeasure)
+		if !ok {
+			continue
+		}
+		s := fmt.Sprintf("%s (%s, %s)", m, signed(d), pText(p))
+		if d < 0 && p < 0.05 {
+			sig = append(sig, s)
+		} else {
+			not = append(not, s)
+		}
+	}
+	out = append(out, fmt.Sprintf("(d) All models are affected (a significant %s drop at %s, paired randomization test, p < 0.05): affected: %s; not shown to be affected: %s.",
+		lbl, Percent(hi), listOrNone(sig), listOrNone(not)))
+	return out
+}
+
+func cmpF(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, "; ")
+}
+
+// ReproductionOptions are what Reproduction writes beside the numbers.
+type ReproductionOptions struct {
+	// Command is the command line that made the results; Machine
+	// describes the machine.
+	Command string
+	Machine string
+	// DropRates are the rates of the average drop table (the paper's 5%
+	// and 20%); nil means every perturbed rate.
+	DropRates []float64
+}
+
+// Reproduction writes docs/reproduction.md: the study's claims, the
+// findings checked against res (Findings), and the study's table shapes
+// (Table 1 examples, Tables 5-7 per dataset, Table 2 average, Table 3
+// average drop).
+func Reproduction(w io.Writer, res *experiment.Results, o ReproductionOptions) error {
+	var b strings.Builder
+	b.WriteString("# Reproduction of the tokenizer-poisoning study\n\n")
+	b.WriteString("Generated by `dreval reproduce`; do not edit by hand.\n\n")
+	if o.Command != "" {
+		fmt.Fprintf(&b, "Command: `%s`  \n", o.Command)
+	}
+	if o.Machine != "" {
+		fmt.Fprintf(&b, "Machine: %s  \n", o.Machine)
+	}
+	fmt.Fprintf(&b, "dreval %s; datasets: %s; models: %s; perturbation %s (oov %s, special tokens perturbed: %v); rates %s; %s.\n\n",
+		res.Version, strings.Join(res.Config.Data, ", "), strings.Join(res.Config.Models, ", "), res.Config.Perturbation, res.Config.OOV,
+		!res.Config.ProtectSpecial, rateList(res.Config.Rates), seedList(res.Config.Seeds))
+	b.WriteString("## What the study claims, and what we can check\n\n")
+	b.WriteString("The study reports that dense retrievers lose effectiveness under tokenizer poisoning (query token ids shifted), that the drop grows from 5% to 20% of the tokens perturbed, and that all the models it tests are affected: BERT, DPR, Contriever, SimCSE and ANCE. ")
+	b.WriteString("We cannot run those models here: we run the models installed (" + strings.Join(res.Config.Models, ", ") + "), so the model-by-model numbers are not comparable; what can be compared is the shape of the findings. ")
+	if len(res.Config.Seeds) < 5 {
+		fmt.Fprintf(&b, "Note: %d seeds, fewer than the protocol's 5. ", len(res.Config.Seeds))
+	}
+	b.WriteString("\n\n## Findings, checked against our numbers\n\n")
+	for _, f := range Findings(res) {
+		b.WriteString("- " + f + "\n")
+	}
+	b.WriteString("\n")
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	tables := []*Table{}
+	if t := AverageDropTable(res, o.DropRates); t != nil {
+		t.Title = "Table 3: " + t.Title
+		tables = append(tables, t)
+	}
+	if t := AverageTable(res); t != nil {
+		t.Title = "Table 2: " + t.Title
+		tables = append(tables, t)
+	}
+	for _, ds := range res.Datasets {
+		t := MainTable(res, ds)
+		t.Title = "Tables 5-7: " + t.Title
+		tables = append(tables, t)
+		if d := DropTable(res, ds); len(d.Rows) > 0 {
+			tables = append(tables, d)
+		}
+	}
+	for _, t := range tables {
+		if err := t.Markdown(w); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "## Table 1: decoded examples")
+	fmt.Fprintln(w)
+	var ex strings.Builder
+	if err := Examples(&ex, res); err != nil {
+		return err
+	}
+	s := strings.TrimPrefix(ex.String(), "# Perturbed queries\n\n")
+	s = strings.ReplaceAll(s, "\n## ", "\n### ")
+	_, err := io.WriteString(w, s)
+	return err
+}
+
+func rateList(rs []float64) string {
+	p := make([]string, len(rs))
+	for i, r := range rs {
+		p[i] = Percent(r)
+	}
+	return strings.Join(p, ", ")
+}
