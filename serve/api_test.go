@@ -388,3 +388,51 @@ func TestDemoComputedOnce(t *testing.T) {
 	wantError(t, do(t, nil, http.MethodGet, ts.URL+"/data/demo/x.npy", nil), http.StatusNotFound, `no model "x"`)
 	wantError(t, do(t, nil, http.MethodGet, ts.URL+"/data/demo/m.txt", nil), http.StatusNotFound, "no such file")
 }
+
+// namedEncoder is a fakeEncoder that names its engine.
+type namedEncoder struct {
+	*fakeEncoder
+	engine string
+}
+
+func (n namedEncoder) Engine() string { return n.engine }
+
+func TestEncodeEngine(t *testing.T) {
+	named := newTestServer(t, Options{Encoder: fakeFactory(namedEncoder{&fakeEncoder{dim: 4, vocab: 100}, "go"})})
+	unnamed := newTestServer(t, Options{Encoder: fakeFactory(&fakeEncoder{dim: 4, vocab: 100})})
+	for _, tc := range []struct {
+		name   string
+		url    string
+		engine string
+		status int
+		errSub string
+	}{
+		{"same engine", named.URL, "go", http.StatusOK, ""},
+		{"no engine asked", named.URL, "", http.StatusOK, ""},
+		{"other engine", named.URL, "ort", http.StatusConflict, `with engine "go", not engine "ort"`},
+		{"unnamed encoder", unnamed.URL, "go", http.StatusConflict, "an engine it does not name"},
+		{"no engine asked, unnamed", unnamed.URL, "", http.StatusOK, ""},
+		{"bad engine name", named.URL, "a b", http.StatusBadRequest, `engine "a b"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := map[string]any{"model": "fake", "ids": [][]int32{{1, 5, 2}}}
+			if tc.engine != "" {
+				body["engine"] = tc.engine
+			}
+			r := post(t, tc.url+"/api/encode", body)
+			if tc.status != http.StatusOK {
+				wantError(t, r, tc.status, tc.errSub)
+				return
+			}
+			if vecs := decodeEncodeReply(t, r); len(vecs) != 1 || len(vecs[0]) != 4 {
+				t.Errorf("got %d vectors, want 1 of 4 values", len(vecs))
+			}
+		})
+	}
+	// An empty request is how a client probes: 200 with the dimension.
+	r := post(t, named.URL+"/api/encode", map[string]any{"model": "fake", "engine": "go", "ids": [][]int32{}})
+	var er encodeResponse
+	if r.status != http.StatusOK || json.Unmarshal(r.body, &er) != nil || er.Dim != 4 || len(er.Embeddings) != 0 {
+		t.Errorf("probe: status %d, body %s", r.status, r.body)
+	}
+}

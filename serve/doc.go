@@ -12,7 +12,8 @@
 //	                            *.safetensors, model.onnx; nothing else)
 //	GET  /data/demo/MODEL.npy   the demo corpus embedded by MODEL (float32 .npy, rows in corpus order)
 //	GET  /data/demo/MODEL.json  what made them: model and tokenizer fingerprints, corpus hash, document ids
-//	POST /api/encode            texts or token ids -> embeddings (needs Options.Encoder; 501 without)
+//	POST /api/encode            texts or token ids -> embeddings (needs Options.Encoder; 501 without);
+//	                            with "engine": E, 409 unless the Encoder is an EngineNamer naming E
 //	POST /api/metrics           qrels + run text -> the numbers of "dreval metrics -format json"
 //	POST /api/perturb           texts -> perturbed ids and decoded text (a tokenizer of Options.Models)
 //	GET  /healthz               "ok"

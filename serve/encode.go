@@ -12,14 +12,19 @@ import (
 )
 
 // encodeRequest is the body of POST /api/encode: texts, or token ids
-// (special tokens included, as the model reads them), not both.
+// (special tokens included, as the model reads them), not both. Engine,
+// when given, is the engine the vectors must come from ("go", "ort",
+// "static"): a client that compares them with vectors it computed itself
+// asks for its own engine, and gets 409 from a server that encodes with
+// another.
 type encodeRequest struct {
-	Model string    `json:"model"`
-	Texts []string  `json:"texts"`
-	IDs   [][]int32 `json:"ids"`
+	Model  string    `json:"model"`
+	Engine string    `json:"engine"`
+	Texts  []string  `json:"texts"`
+	IDs    [][]int32 `json:"ids"`
 }
 
-const encodeWhat = `{"model": "minilm", "texts": [...]} or {"model": "minilm", "ids": [[...], ...]}`
+const encodeWhat = `{"model": "minilm", "texts": [...]} or {"model": "minilm", "ids": [[...], ...]}, optionally with "engine": "go"`
 
 // encodeResponse is the JSON reply of POST /api/encode.
 type encodeResponse struct {
@@ -54,6 +59,8 @@ func (s *server) encode(ctx context.Context, req *request) (*reply, error) {
 		return nil, errorf(http.StatusBadRequest, `give "texts" or "ids", not both`)
 	case er.Texts == nil && er.IDs == nil:
 		return nil, errorf(http.StatusBadRequest, `"texts" or "ids" is required (expected %s)`, encodeWhat)
+	case er.Engine != "" && !validName(er.Engine):
+		return nil, errorf(http.StatusBadRequest, "engine %q: not an engine name (letters, digits, '.', '_' and '-')", er.Engine)
 	}
 	n := max(len(er.Texts), len(er.IDs))
 	if n > s.limits.MaxTexts {
@@ -66,6 +73,20 @@ func (s *server) encode(ctx context.Context, req *request) (*reply, error) {
 			return nil, errorf(http.StatusNotFound, "%v", err)
 		}
 		return nil, err
+	}
+	if er.Engine != "" {
+		have := ""
+		if en, ok := enc.(EngineNamer); ok {
+			have = en.Engine()
+		}
+		if have != er.Engine {
+			if have == "" {
+				have = "an engine it does not name"
+			} else {
+				have = "engine " + strconv.Quote(have)
+			}
+			return nil, errorf(http.StatusConflict, "model %s is encoded here with %s, not engine %q (\"dreval serve -engine go\" encodes with the pure-Go engine)", er.Model, have, er.Engine)
+		}
 	}
 	ids, truncated := er.IDs, 0
 	if er.Texts != nil {

@@ -25,6 +25,14 @@ type Encoder interface {
 	MaxLength() int
 }
 
+// EngineNamer is implemented by an Encoder that names the engine computing
+// its vectors ("go", "ort", "static", as experiment.Model.Engine does).
+// An /api/encode request that asks for an engine is refused (409) unless
+// its Encoder implements EngineNamer and names that engine.
+type EngineNamer interface {
+	Engine() string
+}
+
 // DemoData is a model's embeddings of the demo corpus, as served under
 // /data/demo/: NPY is a float32 .npy matrix (one row per document, in
 // corpus order) and Meta a JSON object describing it.

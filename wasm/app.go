@@ -38,10 +38,18 @@ type app struct {
 	nextID   int
 	base     *experiment.Registry
 	registry *experiment.Registry
+	// servers holds, per model, the server embedder probeServer found
+	// (nil: encode here) and why not.
+	servers map[string]serverChoice
+}
+
+type serverChoice struct {
+	emb *serverEmbedder
+	why string
 }
 
 func newApp() *app {
-	a := &app{models: map[string]*experiment.Model{}, cache: experiment.NewMemCache(), base: experiment.DefaultRegistry()}
+	a := &app{models: map[string]*experiment.Model{}, cache: experiment.NewMemCache(), base: experiment.DefaultRegistry(), servers: map[string]serverChoice{}}
 	a.registry = experiment.NewRegistry()
 	for _, n := range a.base.Names() {
 		a.registry.Register(n, a.open)
@@ -80,8 +88,9 @@ func (a *app) openLocal(ctx context.Context, name string) (*experiment.Model, er
 	return m, nil
 }
 
-// open is the run's Factory: the cached local model, its embedder shared
-// with the helper workers.
+// open is the run's Factory: the cached local model, its embedder the
+// server's /api/encode when the server encodes the model with the same
+// engine, else shared with the helper workers.
 func (a *app) open(ctx context.Context, name string, _ experiment.ModelOptions) (*experiment.Model, error) {
 	m, err := a.openLocal(ctx, name)
 	if err != nil {
@@ -89,6 +98,23 @@ func (a *app) open(ctx context.Context, name string, _ experiment.ModelOptions) 
 	}
 	cp := *m
 	cp.Close = nil // kept open for the next run
+	if m.Kind == experiment.Dense && !strings.HasPrefix(name, "/") {
+		a.mu.Lock()
+		sc, ok := a.servers[name]
+		a.mu.Unlock()
+		if !ok {
+			sc.emb, sc.why = probeServer(name, m)
+			a.mu.Lock()
+			a.servers[name] = sc
+			a.mu.Unlock()
+		}
+		if sc.emb != nil {
+			cp.Embedder = sc.emb
+			cp.Notes = append(slices.Clone(m.Notes), "encoding with the server's api/encode (engine "+m.Engine+", the browser's own)")
+			return &cp, nil
+		}
+		cp.Notes = append(slices.Clone(m.Notes), "encoding in the browser ("+sc.why+")")
+	}
 	if m.Kind == experiment.Dense {
 		if peers := a.peerList(); len(peers) > 0 {
 			cp.Embedder = &helperEmbedder{local: m.Embedder, model: name, peers: peers, a: a}

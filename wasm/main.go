@@ -8,11 +8,17 @@
 //     with one model, and replies with the rendered views of package ui ("export" then gives the
 //     results as JSON, CSV and TREC runs). The first worker runs it; the
 //     others are its helpers: every batch of sequences to embed is split
-//     between it and them (helperEmbedder).
+//     between it and them (helperEmbedder). Served by "dreval serve" with
+//     the model open under the browser's engine, it embeds through the
+//     server's /api/encode instead (serverEmbedder); elsewhere it
+//     encodes here.
 //   - "embed" (from the first worker, through a MessagePort): embeds a
 //     chunk of token-id sequences with the named model.
 //   - "metrics": scores an uploaded TREC run against uploaded qrels, as
 //     "dreval metrics" does.
+//   - "vectors": searches uploaded corpus and query embeddings (.npy and
+//     id files) as "dreval search" does and scores the run against
+//     uploaded qrels as "dreval metrics" does (no model, no perturbation).
 //   - "bench": times this worker alone embedding sentences of a given
 //     number of tokens (the browser figure of scripts/bench.sh).
 //
@@ -94,6 +100,14 @@ func (a *app) handle(msg, reply js.Value) {
 			return
 		}
 		out["type"] = "bench"
+		post(out)
+	case "vectors":
+		out, err := a.vectors(msg)
+		if err != nil {
+			fail(err)
+			return
+		}
+		out["type"] = "metrics"
 		post(out)
 	case "metrics":
 		out, err := a.metrics(msg)

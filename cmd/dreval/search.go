@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/dreval/dreval/retrieval"
@@ -91,7 +89,7 @@ func runSearch(env *cliEnv, args []string) error {
 		defer f.Close()
 		w = f
 	}
-	if err := writeRun(w, hits, qIDs, docIDs, *tag); err != nil {
+	if err := retrieval.WriteRun(w, hits, qIDs, docIDs, *tag); err != nil {
 		return fmt.Errorf("writing %s: %w", *out, err)
 	}
 	if f != nil {
@@ -102,69 +100,12 @@ func runSearch(env *cliEnv, args []string) error {
 	return nil
 }
 
-// readIDs reads one id per line from path; there must be exactly rows of
-// them (matrix names the embedding file they label).
+// readIDs reads an ids file for a matrix of the given rows (see
+// retrieval.ParseIDs).
 func readIDs(path string, rows int, matrix string) ([]string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	s := string(b)
-	s = strings.TrimSuffix(s, "\n")
-	var ids []string
-	if len(b) > 0 {
-		ids = strings.Split(s, "\n")
-	}
-	line := make(map[string]int, len(ids))
-	for i, id := range ids {
-		id = strings.TrimSuffix(id, "\r")
-		if id == "" || strings.ContainsAny(id, " \t") {
-			return nil, fmt.Errorf("%s:%d: id %q is empty or contains white space, which a TREC run cannot hold", path, i+1, id)
-		}
-		if prev, dup := line[id]; dup {
-			return nil, fmt.Errorf("%s:%d: id %q repeats line %d: ids must be unique", path, i+1, id, prev)
-		}
-		line[id] = i + 1
-		ids[i] = id
-	}
-	if len(ids) != rows {
-		return nil, fmt.Errorf("%s has %d ids but %s has %d rows: want one id per line for every row", path, len(ids), matrix, rows)
-	}
-	return ids, nil
-}
-
-// writeRun writes hits as a TREC run: "qid Q0 docid rank score tag", with
-// float32 scores printed in the shortest form that reads back exactly.
-func writeRun(w io.Writer, hits [][]retrieval.Hit, qIDs, docIDs []string, tag string) error {
-	bw := bufio.NewWriterSize(w, 1<<20)
-	line := make([]byte, 0, 256)
-	var q, d []byte
-	for qi, hs := range hits {
-		q = appendID(q[:0], qi, qIDs)
-		for r, h := range hs {
-			d = appendID(d[:0], h.Doc, docIDs)
-			line = append(line[:0], q...)
-			line = append(line, " Q0 "...)
-			line = append(line, d...)
-			line = append(line, ' ')
-			line = strconv.AppendInt(line, int64(r+1), 10)
-			line = append(line, ' ')
-			line = strconv.AppendFloat(line, float64(h.Score), 'g', -1, 32)
-			line = append(line, ' ')
-			line = append(line, tag...)
-			line = append(line, '\n')
-			if _, err := bw.Write(line); err != nil {
-				return err
-			}
-		}
-	}
-	return bw.Flush()
-}
-
-// appendID appends ids[i], or i in decimal when ids is nil.
-func appendID(b []byte, i int, ids []string) []byte {
-	if ids != nil {
-		return append(b, ids[i]...)
-	}
-	return strconv.AppendInt(b, int64(i), 10)
+	return retrieval.ParseIDs(string(b), path, rows, matrix)
 }

@@ -31,7 +31,7 @@ models (/models/NAME/config.json, tokenizer.json, *.safetensors, model.onnx),
 the demo corpus embedded by each model (/data/demo/MODEL.npy and .json,
 computed on first request, or read from the "dreval eval" cache), and the API:
 
-  POST /api/encode   {"model": "minilm", "texts": [...]} or {"model", "ids": [[...]]}
+  POST /api/encode   {"model": "minilm", "texts": [...]} or {"model", "ids": [[...]]}, optional "engine": "go" (409 if the server encodes with another engine)
                      -> {"embeddings": [[...]], "dim", "truncated"}; with
                      Accept: application/octet-stream, little-endian float32 rows
   POST /api/metrics  {"qrels": "<text>", "run": "<text>", "measures": [...],

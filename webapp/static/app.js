@@ -128,9 +128,10 @@ function rate() { return Number($("rate").value) / 100; }
 function syncForm() {
   const kind = dataKind();
   for (const s of document.querySelectorAll(".sub")) s.hidden = s.dataset.for !== kind;
-  $("model-set").disabled = kind === "trec";
-  $("perturb-set").disabled = kind === "trec";
-  $("sweep").disabled = state.busy || kind === "trec";
+  const noModel = kind === "trec" || kind === "vectors";
+  $("model-set").disabled = noModel;
+  $("perturb-set").disabled = noModel;
+  $("sweep").disabled = state.busy || noModel;
   $("rate-out").textContent = $("rate").value + "%";
 }
 
@@ -171,9 +172,28 @@ async function runMetrics() {
   setStatus("Scoring " + r.name + " against " + q.name + "…");
   const ans = await state.pool.request({ type: "metrics", qrels: { name: q.name, text: await readFile(q, "text") }, run: { name: r.name, text: await readFile(r, "text") } });
   $("metrics").innerHTML = ans.html;
+  $("metrics-title").textContent = "Metrics of the uploaded run";
   $("metrics-results").hidden = false;
   state.metricsCSV = ans.csv;
   setStatus("Scored " + r.name + ".");
+}
+
+// runVectors searches uploaded embeddings and scores the run ("dreval
+// search" then "dreval metrics"); the id files are optional.
+async function runVectors() {
+  const c = $("vec-corpus").files[0], q = $("vec-queries").files[0], r = $("vec-qrels").files[0];
+  if (!c || !q || !r) throw new Error("Choose the corpus embeddings, the query embeddings (.npy) and the qrels.");
+  const ci = $("vec-corpus-ids").files[0], qi = $("vec-query-ids").files[0];
+  const bin = async (f) => ({ name: f.name, data: new Uint8Array(await readFile(f)) });
+  const txt = async (f) => f ? { name: f.name, text: await readFile(f, "text") } : null;
+  setStatus("Searching " + q.name + " in " + c.name + "…");
+  const msg = { type: "vectors", corpus: await bin(c), queries: await bin(q), corpusIDs: await txt(ci), queryIDs: await txt(qi), qrels: await txt(r) };
+  const ans = await state.pool.request(msg, null, [msg.corpus.data.buffer, msg.queries.data.buffer]);
+  $("metrics").innerHTML = ans.html;
+  $("metrics-title").textContent = "Metrics of the search of the uploaded embeddings (no perturbation)";
+  $("metrics-results").hidden = false;
+  state.metricsCSV = ans.csv;
+  setStatus("Searched " + ans.queries + " queries in " + ans.docs + " documents (" + ans.dim + " dimensions) and scored the run against " + r.name + ".");
 }
 
 // run runs the experiment at the given rates, showing rate show.
@@ -227,6 +247,7 @@ async function go(job) {
 
 function runJob() {
   if (dataKind() === "trec") return () => runMetrics();
+  if (dataKind() === "vectors") return () => runVectors();
   const r = rate();
   if (r === 0) return () => Promise.reject(new Error("Choose a rate above 0%: the clean run is always made and compared with it."));
   return (t) => run([0, r], r, t);
@@ -276,7 +297,7 @@ function init() {
   // Moving the slider refreshes the shown results: at once when the rate
   // was run (a sweep), else by a new run (the corpus vectors are kept).
   $("rate").addEventListener("change", () => {
-    if (!state.results || dataKind() === "trec" || rate() === 0) return;
+    if (!state.results || dataKind() === "trec" || dataKind() === "vectors" || rate() === 0) return;
     const r = rate();
     if ((state.results.rates || []).includes(r)) {
       go(async (t) => {

@@ -1,0 +1,163 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/serve"
+)
+
+// testEncoder adapts an experiment model to serve.Encoder as "dreval
+// serve" does (cmd/dreval/servemodels.go), naming engine as its engine.
+type testEncoder struct {
+	m      *experiment.Model
+	tok    experiment.HFTokenizer
+	engine string
+}
+
+func (e testEncoder) Tokenize(texts []string) ([][]int32, int) {
+	ids := make([][]int32, len(texts))
+	truncated := 0
+	for i, t := range texts {
+		enc := e.tok.EncodeWith(t, tokenizer.Options{AddSpecial: true, MaxLength: e.tok.MaxLength})
+		ids[i] = enc.IDs
+		if enc.Truncated > 0 {
+			truncated++
+		}
+	}
+	return ids, truncated
+}
+
+func (e testEncoder) EmbedIDs(ids [][]int32) ([][]float32, error) { return e.m.Embedder.EmbedIDs(ids) }
+func (e testEncoder) Dim() int                                    { return e.m.Embedder.Dim() }
+func (e testEncoder) VocabSize() int                              { return e.tok.VocabSize() }
+func (e testEncoder) MaxLength() int                              { return e.tok.MaxLength }
+func (e testEncoder) Engine() string                              { return e.engine }
+
+// encodeCounter counts the /api/encode requests and the sequences of
+// those the server answered with 200.
+type encodeCounter struct {
+	mu        sync.Mutex
+	requests  int
+	ok        int
+	sequences int
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(s int) {
+	r.status = s
+	r.ResponseWriter.WriteHeader(s)
+}
+
+func (c *encodeCounter) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/encode" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var req struct {
+			IDs [][]int32 `json:"ids"`
+		}
+		json.Unmarshal(body, &req)
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(rec, r)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.requests++
+		if rec.status == http.StatusOK {
+			c.ok++
+			c.sequences += len(req.IDs)
+		}
+	})
+}
+
+// TestServerEncode runs the demo with the static model against "dreval
+// serve"'s handler with an encoder: the app encodes through /api/encode
+// when the server's engine is the browser's, and in the browser when it
+// is not; the table equals experiment.Run's numbers either way.
+func TestServerEncode(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(sharedtest.ModelsDir(), "static", "config.json")); err != nil {
+		if sharedtest.InCI() {
+			t.Fatalf("the static model is not installed in %s", sharedtest.ModelsDir())
+		}
+		t.Skipf("the static model is not installed in %s", sharedtest.ModelsDir())
+	}
+	chromiumPath(t)
+	m, err := experiment.DefaultRegistry().Open(context.Background(), "static", experiment.ModelOptions{Engine: "go", ModelsDir: sharedtest.ModelsDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, ok := m.Tokenizer.(experiment.HFTokenizer)
+	if !ok {
+		t.Fatalf("static's tokenizer is a %T", m.Tokenizer)
+	}
+	native := nativeRun(t, "static", 0.1, 1)
+	docs := native.Datasets[0].Docs
+	for _, tc := range []struct {
+		name     string
+		engine   string // the engine the server's encoder names
+		onServer bool
+	}{
+		{"same engine", m.Engine, true},
+		{"other engine", "ort", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := site(t)
+			enc := testEncoder{m: m, tok: tok, engine: tc.engine}
+			var count encodeCounter
+			h := count.wrap(serve.NewMux(serve.Options{
+				Assets: os.DirFS(dir),
+				Models: os.DirFS(filepath.Join(dir, "models")),
+				Encoder: func(_ context.Context, name string) (serve.Encoder, error) {
+					if name != "static" {
+						return nil, serve.ErrUnknownModel
+					}
+					return enc, nil
+				},
+			}))
+			ctx, url := browser(t, 5*time.Minute, h)
+			load(t, ctx, url)
+			eval[bool](t, ctx, `(() => { document.getElementById("model").value = "static"; document.getElementById("seeds").value = "1"; document.getElementById("first-seed").value = "1"; document.getElementById("trec").checked = true; return true; })()`)
+			setRate(t, ctx, 10, "input")
+			if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("run"))); err != nil {
+				t.Fatal(err)
+			}
+			finish(t, ctx, 1, 5*time.Minute)
+			if msg := pageError(t, ctx); msg != "" {
+				t.Fatalf("the page shows an error: %s", msg)
+			}
+			checkTable(t, eval[[]cell](t, ctx, readTable), native, 0.1, true)
+			count.mu.Lock()
+			defer count.mu.Unlock()
+			t.Logf("/api/encode: %d requests, %d answered, %d sequences encoded on the server", count.requests, count.ok, count.sequences)
+			if count.requests == 0 {
+				t.Fatal("the app never asked /api/encode")
+			}
+			if tc.onServer && count.sequences < docs {
+				t.Errorf("the server encoded %d sequences, fewer than the %d documents of the corpus", count.sequences, docs)
+			}
+			if !tc.onServer && count.sequences != 0 {
+				t.Errorf("the server encoded %d sequences with engine %s; the browser's is %s", count.sequences, tc.engine, m.Engine)
+			}
+		})
+	}
+}

@@ -1,0 +1,183 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"syscall/js"
+
+	"github.com/dreval/dreval/experiment"
+)
+
+// The app encodes with the server when it is "dreval serve" with the
+// model open under the same engine: POST /api/encode (package serve) with
+// "engine" set to the local model's, so the server refuses (409) rather
+// than return vectors whose last bits differ from the browser's. Static
+// hosts answer 404, the Worker and servers without the model 501 or 404:
+// the app then encodes in the browser.
+
+// encodeURL returns the URL of api/encode beside the worker's script.
+func encodeURL() (string, error) {
+	loc := js.Global().Get("location")
+	if loc.IsUndefined() || loc.IsNull() {
+		return "", errors.New("no location")
+	}
+	if p := loc.Get("protocol").String(); p != "http:" && p != "https:" {
+		return "", fmt.Errorf("served over %s, not HTTP", p)
+	}
+	return js.Global().Get("URL").New("api/encode", loc.Get("href")).Call("toString").String(), nil
+}
+
+// await waits for promise p to settle: its value, or its rejection as an
+// error. The calling goroutine blocks; the JS event loop keeps running.
+func await(p js.Value) (js.Value, error) {
+	type result struct {
+		v   js.Value
+		err error
+	}
+	ch := make(chan result, 1)
+	then := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		ch <- result{v: args[0]}
+		return nil
+	})
+	catch := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		ch <- result{err: errors.New(args[0].Call("toString").String())}
+		return nil
+	})
+	defer then.Release()
+	defer catch.Release()
+	p.Call("then", then, catch)
+	r := <-ch
+	return r.v, r.err
+}
+
+// fetchReply is what postJSON returns of a response.
+type fetchReply struct {
+	status     int
+	statusText string
+	headers    js.Value
+	body       []byte
+}
+
+func (r *fetchReply) header(name string) string {
+	v := r.headers.Call("get", name)
+	if v.IsNull() {
+		return ""
+	}
+	return v.String()
+}
+
+// postJSON posts body to url with the browser's fetch (the Go standard
+// library's client would add a megabyte to the app) and reads the whole
+// reply.
+func postJSON(url string, body []byte, accept string) (*fetchReply, error) {
+	resp, err := await(js.Global().Call("fetch", url, js.ValueOf(map[string]any{
+		"method":  "POST",
+		"headers": map[string]any{"Content-Type": "application/json", "Accept": accept},
+		"body":    string(body),
+	})))
+	if err != nil {
+		return nil, err
+	}
+	ab, err := await(resp.Call("arrayBuffer"))
+	if err != nil {
+		return nil, fmt.Errorf("reading the reply: %v", err)
+	}
+	return &fetchReply{
+		status:     resp.Get("status").Int(),
+		statusText: resp.Get("statusText").String(),
+		headers:    resp.Get("headers"),
+		body:       bytesOf(js.Global().Get("Uint8Array").New(ab)),
+	}, nil
+}
+
+// encodeBody is the JSON body of an /api/encode request.
+type encodeBody struct {
+	Model  string    `json:"model"`
+	Engine string    `json:"engine"`
+	IDs    [][]int32 `json:"ids"`
+}
+
+// serverEmbedder embeds through the server's /api/encode.
+type serverEmbedder struct {
+	url, model, engine string
+	dim                int
+}
+
+// probeServer returns an embedder of model name through the server when
+// the server encodes it with m's engine and dimension; else nil and why.
+func probeServer(name string, m *experiment.Model) (*serverEmbedder, string) {
+	u, err := encodeURL()
+	if err != nil {
+		return nil, err.Error()
+	}
+	body, err := json.Marshal(encodeBody{Model: name, Engine: m.Engine, IDs: [][]int32{}})
+	if err != nil {
+		return nil, err.Error()
+	}
+	resp, err := postJSON(u, body, "application/json")
+	if err != nil {
+		return nil, "api/encode could not be reached: " + err.Error()
+	}
+	if resp.status != 200 {
+		return nil, fmt.Sprintf("the server's api/encode answered %d %s", resp.status, resp.statusText)
+	}
+	var r struct {
+		Dim *int `json:"dim"`
+	}
+	if err := json.Unmarshal(resp.body, &r); err != nil || r.Dim == nil {
+		return nil, "the server's api/encode did not answer an encode reply"
+	}
+	if *r.Dim != m.Embedder.Dim() {
+		return nil, fmt.Sprintf("the server's %s has %d dimensions, this one %d", name, *r.Dim, m.Embedder.Dim())
+	}
+	return &serverEmbedder{url: u, model: name, engine: m.Engine, dim: *r.Dim}, ""
+}
+
+func (s *serverEmbedder) Dim() int { return s.dim }
+
+// EmbedIDs posts ids to /api/encode and reads the binary reply.
+func (s *serverEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
+	body, err := json.Marshal(encodeBody{Model: s.model, Engine: s.engine, IDs: ids})
+	if err != nil {
+		return nil, err
+	}
+	resp, err := postJSON(s.url, body, "application/octet-stream")
+	if err != nil {
+		return nil, fmt.Errorf("encoding on the server: %w", err)
+	}
+	b := resp.body
+	if resp.status != 200 {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(b, &e) == nil && e.Error != "" {
+			return nil, fmt.Errorf("encoding on the server: %d %s: %s", resp.status, resp.statusText, e.Error)
+		}
+		return nil, fmt.Errorf("encoding on the server: %d %s", resp.status, resp.statusText)
+	}
+	rows, err1 := strconv.Atoi(resp.header("X-Dreval-Rows"))
+	dim, err2 := strconv.Atoi(resp.header("X-Dreval-Dim"))
+	switch {
+	case err1 != nil || err2 != nil:
+		return nil, errors.New("encoding on the server: the reply lacks its X-Dreval-Rows and X-Dreval-Dim headers")
+	case rows != len(ids) || dim != s.dim:
+		return nil, fmt.Errorf("encoding on the server: got %d vectors of %d values, want %d of %d", rows, dim, len(ids), s.dim)
+	case len(b) != 4*rows*dim:
+		return nil, fmt.Errorf("encoding on the server: the reply has %d bytes, want %d", len(b), 4*rows*dim)
+	}
+	out := make([][]float32, rows)
+	for i := range out {
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*(i*dim+j):]))
+		}
+		out[i] = v
+	}
+	return out, nil
+}
