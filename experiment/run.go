@@ -761,7 +761,11 @@ func (r *runner) summarizeRate(clean *RunResult, rate float64, seeds []uint64, r
 	}
 	s.ChangedFraction = stat(func(rr *RunResult) float64 { return rr.ChangedFraction })
 	var err error
-	if s.Drop, err = r.compare(clean, runs, r.res.STMeasures, true); err != nil {
+	if len(runs) == 1 && runs[0].VsClean != nil {
+		// One seed: the drop is the run's own comparison with the clean
+		// run (same values, same test seed), already computed.
+		s.Drop = runs[0].VsClean
+	} else if s.Drop, err = r.compare(clean, runs, r.res.STMeasures, true); err != nil {
 		return nil, err
 	}
 	if s.TRECDrop, err = r.compare(clean, runs, r.res.TRECMeasures, false); err != nil {

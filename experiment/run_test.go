@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -474,4 +475,51 @@ func TestPerturbationModes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// With one seed the drop table is the run's own comparison with the clean
+// run; it must equal a paired test computed afresh from the per-query
+// values.
+func TestSingleSeedDropEqualsPairedTest(t *testing.T) {
+	c := demo(t)
+	cfg, _ := fakeConfig(c)
+	cfg.Rates = []float64{0, 0.5}
+	cfg.Seeds = 1
+	res, err := experiment.Run(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mr := res.Datasets[0].Models[0]
+	run := mr.Perturbed[0]
+	for _, name := range res.STMeasures {
+		// The resampling draws follow the query order: the runner's is
+		// sorted query ids.
+		a, b := sortedPairs(mr.Clean, run, name)
+		want, err := metrics.PairedTest(a, b, metrics.CompareOptions{Permutations: cfg.Resamples, Resamples: cfg.Resamples, Seed: experiment.DefaultTestSeed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := mr.Rates[0].Drop[name]
+		if float64(got.MeanDiff) != want.Diff || float64(got.PRandomization) != want.PRandomization ||
+			float64(got.CILow) != want.CILow || float64(got.CIHigh) != want.CIHigh {
+			t.Errorf("%s: drop %+v, fresh paired test %+v", name, got, want)
+		}
+	}
+}
+
+// sortedPairs returns the clean and perturbed per-query values of an st
+// measure, in query id order, over the queries the clean run scored.
+func sortedPairs(clean, run *experiment.RunResult, name string) (a, b []float64) {
+	ids := make([]string, 0, len(clean.PerQuery))
+	for qid, qv := range clean.PerQuery {
+		if _, ok := qv.ST[name]; ok {
+			ids = append(ids, qid)
+		}
+	}
+	slices.Sort(ids)
+	for _, qid := range ids {
+		a = append(a, clean.PerQuery[qid].ST[name])
+		b = append(b, run.PerQuery[qid].ST[name])
+	}
+	return a, b
 }
