@@ -87,8 +87,44 @@ func loadBEIR(fsys fs.FS, where, name, split string, withCorpus bool) (*Collecti
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
+	err = withFile(fsys, where, NotSpansFile, func(r io.Reader, name string) error {
+		ids, err := readIDList(r, name)
+		c.NotSpans = ids
+		return err
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
 	c.warn()
 	return c, nil
+}
+
+// NotSpansFile names the file of a collection listing the queries whose
+// answers are not passage spans (Collection.NotSpans).
+const NotSpansFile = "yesno_query_ids.txt"
+
+// readIDList reads one id per line; blank lines are skipped, a repeated id
+// is an error.
+func readIDList(r io.Reader, name string) (map[string]bool, error) {
+	lr := newLineReader(r, name)
+	ids := map[string]bool{}
+	for {
+		b, err := lr.next()
+		if err == io.EOF {
+			return ids, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		id := strings.TrimSpace(string(b))
+		if id == "" {
+			continue
+		}
+		if ids[id] {
+			return nil, lr.errorf("query id %q listed twice", id)
+		}
+		ids[id] = true
+	}
 }
 
 // withFile opens name in fsys and calls f with it; the name passed to f

@@ -226,6 +226,18 @@ func TestSharedAnswers(t *testing.T) {
 	if got := h.Answers["hotpot-dev-0001"]; !reflect.DeepEqual(got, []string{"Chief of Protocol"}) {
 		t.Errorf("hotpot answers %q", got)
 	}
+	// yesno_query_ids.txt: the 12 yes/no questions, answered yes or no.
+	if len(h.NotSpans) != 12 || !h.NotSpans["hotpot-dev-0000"] {
+		t.Errorf("hotpot NotSpans %v, want the 12 ids of yesno_query_ids.txt", h.NotSpans)
+	}
+	for id := range h.NotSpans {
+		if a := strings.ToLower(strings.Join(h.Answers[id], "")); a != "yes" && a != "no" {
+			t.Errorf("%s is listed as yes/no but answers %q", id, h.Answers[id])
+		}
+	}
+	if c.NotSpans != nil {
+		t.Errorf("squad has no %s, yet NotSpans = %v", NotSpansFile, c.NotSpans)
+	}
 	d, err := LoadBEIR(sharedtest.Path(t, "data/dureader-demo-zh"), "test")
 	if err != nil {
 		t.Fatal(err)

@@ -53,6 +53,12 @@ type Collection struct {
 	// ExtractiveAnswers holds DuReader's "fake_answers": spans copied from
 	// a paragraph. Nil for collections without them.
 	ExtractiveAnswers map[string][]string
+	// NotSpans names the queries whose answers are not spans of any
+	// passage, such as HotpotQA's yes/no comparison questions, as the
+	// collection declares them in yesno_query_ids.txt (one query id per
+	// line). Answer-span accuracy counts them as misses instead of letting
+	// a stray "yes" in some passage match. Nil when the file is absent.
+	NotSpans map[string]bool
 	// Warnings describes data that loaded but deserves the caller's
 	// attention, such as judgments of documents absent from the corpus.
 	Warnings []string

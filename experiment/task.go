@@ -126,7 +126,16 @@ func (r *runner) prepareTask(c *dataset.Collection, name string, queries []datas
 	if err != nil {
 		return nil, fmt.Errorf("dataset %s: %w", name, err)
 	}
-	un := answer.YesNoQuestions(qs)
+	// Questions the collection declares not answerable by span (HotpotQA's
+	// yes/no questions, yesno_query_ids.txt) count as misses; without such
+	// a declaration every answer is matched, as DPR does (SQuAD's "yes"
+	// answers are real spans).
+	un := map[string]string{}
+	for _, q := range qs {
+		if c.NotSpans[q.ID] {
+			un[q.ID] = "not a passage span (" + dataset.NotSpansFile + ")"
+		}
+	}
 	sum := &AnswerSummary{Source: src, Questions: len(qs), WithoutAnswers: without, Unanswerable: []string{}}
 	for id := range un {
 		sum.Unanswerable = append(sum.Unanswerable, id)
@@ -146,7 +155,7 @@ func (r *runner) prepareTask(c *dataset.Collection, name string, queries []datas
 		dr.Warnings = append(dr.Warnings, r.warn(name, "", "answer cut-offs %s exceed k = %d: their accuracy is that of the top %d", strings.Join(deep, ", "), r.cfg.K, r.cfg.K))
 	}
 	if len(un) > 0 {
-		dr.Warnings = append(dr.Warnings, r.warn(name, "", "%d of %d questions have yes/no answers, which no passage holds as a span: they count as misses in every answer accuracy", len(un), len(qs)))
+		dr.Warnings = append(dr.Warnings, r.warn(name, "", "%d of %d questions have answers that are not passage spans (yes/no, listed in %s): they count as misses in every answer accuracy", len(un), len(qs), dataset.NotSpansFile))
 	}
 	return &taskData{questions: qs, passages: p, opts: answer.Options{Ks: r.cfg.AnswerKs, Unanswerable: un}}, nil
 }

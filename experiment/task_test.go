@@ -66,8 +66,9 @@ func TestValidateTask(t *testing.T) {
 }
 
 // TestTaskDPRYesNoAndDrop checks the answer accuracy's accounting on the
-// demo with answers added: a yes/no question is a miss in every run and
-// stays in the denominator, and each accuracy is the mean of the
+// demo with answers added: a question the collection declares not a span
+// (yesno_query_ids.txt) is a miss in every run and stays in the
+// denominator, and each accuracy is the mean of the
 // questions' hit@k, which the paired comparison is built on.
 func TestTaskDPRYesNoAndDrop(t *testing.T) {
 	c := demo(t)
@@ -78,6 +79,7 @@ func TestTaskDPRYesNoAndDrop(t *testing.T) {
 		c.Answers[q.ID] = []string{words[len(words)-1]}
 		if i == 0 {
 			c.Answers[q.ID] = []string{"Yes"}
+			c.NotSpans = map[string]bool{q.ID: true}
 		}
 	}
 	cfg, _ := fakeConfig(c)

@@ -48,7 +48,7 @@ func answerNote(ds *experiment.DatasetResult) string {
 	}
 	s := fmt.Sprintf("Answer-span top-k accuracy (DPR) with the dataset's %s: every one of the %d questions is in the denominator.", a.Source, a.Questions)
 	if n := len(a.Unanswerable); n > 0 {
-		s += fmt.Sprintf(" %d of them have yes/no answers, which no passage holds as a span: they count as misses in every run, so no run exceeds %s.",
+		s += fmt.Sprintf(" %d of them have answers the collection declares not passage spans (yes/no): they count as misses in every run, so no run exceeds %s.",
 			n, num(float64(a.Questions-n)/float64(a.Questions)))
 	}
 	if n := len(a.WithoutAnswers); n > 0 {

@@ -68,7 +68,7 @@ func TestTaskTableShapes(t *testing.T) {
 		inCap  string
 	}{
 		{"answers", AnswerTable(res, ds), "Model Run Top-1 Top-5", 6,
-			map[[2]int]string{{0, 2}: "0.3000", {1, 2}: "0.2500 ± 0.0300", {5, 3}: "0.1000 ± 0.0400"}, "2 of them have yes/no answers"},
+			map[[2]int]string{{0, 2}: "0.3000", {1, 2}: "0.2500 ± 0.0300", {5, 3}: "0.1000 ± 0.0400"}, "2 of them have answers the collection declares not passage spans"},
 		{"answers-drop", AnswerDropTable(res, ds), "Model Rate ΔTop-1 ΔTop-5", 4,
 			map[[2]int]string{{0, 2}: "-0.0500 (p=0.0100)", {3, 3}: "-0.6000 (p=0.5000)"}, "hit@k"},
 		{"dureader", DuReaderTable(res, ds), "Model Run MRR@10", 6,

@@ -31,8 +31,8 @@ func runAnswers(env *cliEnv, args []string) error {
 	runPath := fs.String("run", "", "TREC run `FILE` (qid Q0 docid rank score tag), ordered by score with the trec tie rule")
 	ksFlag := fs.String("k", "1,5,20,100", "cut-offs, comma-separated")
 	match := fs.String("match", "string", "answer matching: string (DPR's token match), regex (CuratedTREC patterns) or substring (white space removed; for Chinese)")
-	yesno := fs.String("yesno", "miss", "questions whose answers are all yes/no: miss (unanswerable by span, counted as misses) or match (matched as ordinary strings, as DPR's code would)")
-	unanswerable := fs.String("unanswerable", "", "`FILE` of question ids (one per line) to count as unanswerable by span (misses), e.g. hotpotqa's yesno_query_ids.txt")
+	yesno := fs.String("yesno", "match", "questions whose answers are all yes/no: match (matched as ordinary strings, as DPR's code does; right where answers are spans, as in SQuAD) or miss (unanswerable by span, counted as misses)")
+	unanswerable := fs.String("unanswerable", "", "`FILE` of question ids (one per line) to count as unanswerable by span (misses), e.g. HotpotQA's yesno_query_ids.txt")
 	check := fs.Bool("check-collection", true, "also list the questions no passage of the collection answers (suffix array over all passages; turn off for corpora that do not fit in memory)")
 	format := fs.String("format", "text", "output format: text or json")
 	if err := fs.Parse(args); err != nil {

@@ -37,7 +37,7 @@ func answersFixture(t *testing.T) (ans, psg, run string) {
 
 func TestAnswersCommand(t *testing.T) {
 	ans, psg, run := answersFixture(t)
-	code, out, errOut := runCLI(t, "", "answers", "-answers", ans, "-passages", psg, "-run", run, "-k", "1,2")
+	code, out, errOut := runCLI(t, "", "answers", "-answers", ans, "-passages", psg, "-run", run, "-k", "1,2", "-yesno", "miss")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -173,7 +173,7 @@ func TestAnswersHotpot(t *testing.T) {
 	}
 	run := writeAnswersFile(t, t.TempDir(), "run.trec", b.String())
 	base := []string{"answers", "-answers", filepath.Join(dir, "answers.jsonl"), "-passages", filepath.Join(dir, "corpus.jsonl"), "-run", run}
-	for _, extra := range [][]string{nil, {"-yesno", "match", "-unanswerable", filepath.Join(dir, "yesno_query_ids.txt")}} {
+	for _, extra := range [][]string{{"-yesno", "miss"}, {"-unanswerable", filepath.Join(dir, "yesno_query_ids.txt")}} {
 		code, out, errOut := runCLI(t, "", append(base, extra...)...)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)

@@ -44,10 +44,10 @@ func TestEvalTaskDPR(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("eval exited %d: %s", code, errOut)
 	}
-	if !strings.Contains(errOut, "1 of 6 questions have yes/no answers") {
+	if !strings.Contains(errOut, "1 of 6 questions have answers that are not passage spans") {
 		t.Errorf("the yes/no question is not reported on stderr:\n%s", errOut)
 	}
-	if !strings.Contains(stdout, "answer-span accuracy") || !strings.Contains(stdout, "1 of them have yes/no answers") {
+	if !strings.Contains(stdout, "answer-span accuracy") || !strings.Contains(stdout, "1 of them have answers the collection declares not passage spans") {
 		t.Errorf("the answer table or its yes/no note is missing:\n%s", stdout)
 	}
 	res := readResults(t, out)
