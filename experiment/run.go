@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
@@ -715,29 +713,21 @@ func (r *runner) compare(clean *RunResult, runs []*RunResult, names []string, st
 }
 
 // compareBy compares clean with runs averaged query by query, per name,
-// reading values with getter(name). The names are tested in parallel;
-// each test's draws depend only on the test seed, so the result does not
-// depend on scheduling.
+// reading values with getter(name). The tests of all names run together
+// (metrics.PairedTests shares their random draws); each test's result
+// equals its own metrics.PairedTest.
 func (r *runner) compareBy(clean *RunResult, runs []*RunResult, names []string, getter func(string) func(*RunResult, string) (float64, bool)) (map[string]Comparison, error) {
-	res := make([]Comparison, len(names))
-	errs := make([]error, len(names))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
+	as := make([][]float64, len(names))
+	bs := make([][]float64, len(names))
 	for i, name := range names {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			_, a, b := values(clean, runs, getter(name))
-			res[i], errs[i] = pairedCompare(a, b, r.cfg.Resamples, r.cfg.TestSeed)
-		}()
+		_, as[i], bs[i] = values(clean, runs, getter(name))
 	}
-	wg.Wait()
+	res, err := pairedCompares(as, bs, r.cfg.Resamples, r.cfg.TestSeed)
+	if err != nil {
+		return nil, fmt.Errorf("comparing %s: %w", strings.Join(names, ", "), err)
+	}
 	out := make(map[string]Comparison, len(names))
 	for i, name := range names {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("comparing %s: %w", name, errs[i])
-		}
 		out[name] = res[i]
 	}
 	return out, nil

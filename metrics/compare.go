@@ -63,77 +63,134 @@ type Paired struct {
 // PairedTest compares a and b, the values of one measure on the same
 // queries in the same order.
 func PairedTest(a, b []float64, opts CompareOptions) (Paired, error) {
-	if len(a) != len(b) {
-		return Paired{}, fmt.Errorf("paired test: %d values for A, %d for B: expected the same queries", len(a), len(b))
+	ps, err := PairedTests([][]float64{a}, [][]float64{b}, opts)
+	if err != nil {
+		return Paired{}, err
 	}
-	if len(a) == 0 {
-		return Paired{}, fmt.Errorf("paired test: no queries")
+	return ps[0], nil
+}
+
+// PairedTests runs PairedTest on every pair (a[i], b[i]), for example the
+// measures of two runs. The results equal separate PairedTest calls (every
+// test's draws start from opts.Seed); pairs with the same number of
+// queries share the random draws, which makes many measures much cheaper
+// than separate calls.
+func PairedTests(a, b [][]float64, opts CompareOptions) ([]Paired, error) {
+	if len(a) != len(b) {
+		return nil, fmt.Errorf("paired tests: %d value lists for A, %d for B", len(a), len(b))
 	}
 	opts = opts.resolved()
 	if opts.Permutations < 0 || opts.Resamples < 0 {
-		return Paired{}, fmt.Errorf("paired test: permutations %d, resamples %d: expected positive numbers", opts.Permutations, opts.Resamples)
+		return nil, fmt.Errorf("paired test: permutations %d, resamples %d: expected positive numbers", opts.Permutations, opts.Resamples)
 	}
-	n := len(a)
-	d := make([]float64, n)
-	var p Paired
-	p.N = n
+	out := make([]Paired, len(a))
+	diffs := make([][]float64, len(a))
+	byN := map[int][]int{} // number of queries -> the pairs that have it
+	var ns []int
 	for i := range a {
-		if math.IsNaN(a[i]) || math.IsNaN(b[i]) {
-			return Paired{}, fmt.Errorf("paired test: value %d is NaN", i)
+		if len(a[i]) != len(b[i]) {
+			return nil, fmt.Errorf("paired test: %d values for A, %d for B: expected the same queries", len(a[i]), len(b[i]))
 		}
-		d[i] = b[i] - a[i]
-		p.MeanA += a[i]
-		p.MeanB += b[i]
-		p.Diff += d[i]
+		n := len(a[i])
+		if n == 0 {
+			return nil, fmt.Errorf("paired test: no queries")
+		}
+		d := make([]float64, n)
+		p := &out[i]
+		p.N = n
+		for j := range a[i] {
+			if math.IsNaN(a[i][j]) || math.IsNaN(b[i][j]) {
+				return nil, fmt.Errorf("paired test: value %d is NaN", j)
+			}
+			d[j] = b[i][j] - a[i][j]
+			p.MeanA += a[i][j]
+			p.MeanB += b[i][j]
+			p.Diff += d[j]
+		}
+		fn := float64(n)
+		p.MeanA /= fn
+		p.MeanB /= fn
+		p.Diff /= fn
+		p.PTTest = tTest(d)
+		diffs[i] = d
+		if byN[n] == nil {
+			ns = append(ns, n)
+		}
+		byN[n] = append(byN[n], i)
 	}
-	fn := float64(n)
-	p.MeanA /= fn
-	p.MeanB /= fn
-	p.Diff /= fn
-	p.PRandomization = randomizationTest(d, opts.Permutations, opts.Seed)
-	p.PTTest = tTest(d)
-	p.CILow, p.CIHigh = bootstrapCI(d, opts.Resamples, opts.Seed, 0.95)
-	return p, nil
+	for _, n := range ns {
+		group := make([][]float64, len(byN[n]))
+		for k, i := range byN[n] {
+			group[k] = diffs[i]
+		}
+		ps := randomizationTests(group, opts.Permutations, opts.Seed)
+		los, his := bootstrapCIs(group, opts.Resamples, opts.Seed, 0.95)
+		for k, i := range byN[n] {
+			out[i].PRandomization, out[i].CILow, out[i].CIHigh = ps[k], los[k], his[k]
+		}
+	}
+	return out, nil
 }
 
 func newRand(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 }
 
-// randomizationTest returns the two-sided sign-flip p-value of mean(d).
-func randomizationTest(d []float64, perms int, seed uint64) float64 {
-	obs := 0.0
-	scale := 0.0
-	for _, x := range d {
-		obs += x
-		scale += math.Abs(x)
+// randomizationTests returns the two-sided sign-flip p-value of mean(d)
+// for every d of ds (all of the same length), with the same flips for all.
+func randomizationTests(ds [][]float64, perms int, seed uint64) []float64 {
+	p := make([]float64, len(ds))
+	obs := make([]float64, len(ds))
+	limit := make([]float64, len(ds))
+	count := make([]int, len(ds))
+	var live []int // the tests with some non-zero difference
+	for k, d := range ds {
+		scale := 0.0
+		for _, x := range d {
+			obs[k] += x
+			scale += math.Abs(x)
+		}
+		if scale == 0 {
+			p[k] = 1
+			continue
+		}
+		// Sums that differ only by rounding count as ties.
+		limit[k] = math.Abs(obs[k]) - 1e-12*scale
+		live = append(live, k)
 	}
-	if scale == 0 {
-		return 1
+	if len(live) == 0 {
+		return p
 	}
-	// Sums that differ only by rounding count as ties.
-	limit := math.Abs(obs) - 1e-12*scale
+	n := len(ds[live[0]])
 	r := newRand(seed)
-	count := 0
+	signs := make([]bool, n) // true: flipped
 	for range perms {
-		s := 0.0
 		var bits uint64
-		for i, x := range d {
+		for i := range signs {
 			if i%64 == 0 {
 				bits = r.Uint64()
 			}
-			if bits&1 == 1 {
-				s -= x
-			} else {
-				s += x
-			}
+			signs[i] = bits&1 == 1
 			bits >>= 1
 		}
-		if math.Abs(s) >= limit {
-			count++
+		for _, k := range live {
+			s := 0.0
+			for i, x := range ds[k] {
+				if signs[i] {
+					s -= x
+				} else {
+					s += x
+				}
+			}
+			if math.Abs(s) >= limit[k] {
+				count[k]++
+			}
 		}
 	}
-	return float64(count+1) / float64(perms+1)
+	for _, k := range live {
+		p[k] = float64(count[k]+1) / float64(perms+1)
+	}
+	return p
 }
 
 // tTest returns the two-sided paired t-test p-value of the differences d.
@@ -163,22 +220,36 @@ func tTest(d []float64) float64 {
 	return math.Min(1, 2*dist.Survival(math.Abs(t)))
 }
 
-// bootstrapCI returns the percentile-bootstrap interval of mean(d) at the
-// given level.
-func bootstrapCI(d []float64, resamples int, seed uint64, level float64) (lo, hi float64) {
-	n := len(d)
+// bootstrapCIs returns the percentile-bootstrap interval of mean(d) at
+// the given level for every d of ds (all of the same length), resampling
+// the same queries for all.
+func bootstrapCIs(ds [][]float64, resamples int, seed uint64, level float64) (lo, hi []float64) {
+	n := len(ds[0])
 	r := newRand(seed)
-	means := make([]float64, resamples)
-	for b := range means {
-		s := 0.0
-		for range n {
-			s += d[r.IntN(n)]
-		}
-		means[b] = s / float64(n)
+	means := make([][]float64, len(ds))
+	for k := range means {
+		means[k] = make([]float64, resamples)
 	}
-	slices.Sort(means)
+	idx := make([]int, n)
+	for b := range resamples {
+		for i := range idx {
+			idx[i] = r.IntN(n)
+		}
+		for k, d := range ds {
+			s := 0.0
+			for _, i := range idx {
+				s += d[i]
+			}
+			means[k][b] = s / float64(n)
+		}
+	}
 	alpha := (1 - level) / 2
-	return quantile(means, alpha), quantile(means, 1-alpha)
+	lo, hi = make([]float64, len(ds)), make([]float64, len(ds))
+	for k, m := range means {
+		slices.Sort(m)
+		lo[k], hi[k] = quantile(m, alpha), quantile(m, 1-alpha)
+	}
+	return lo, hi
 }
 
 // quantile interpolates linearly between order statistics of sorted xs

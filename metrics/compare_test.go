@@ -1,7 +1,9 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -113,5 +115,45 @@ func TestCompareResults(t *testing.T) {
 	st := eval(t, qrels, runA, "mrr@10", Options{Convention: ConventionST})
 	if _, err := Compare(a, st, CompareOptions{}); err == nil {
 		t.Error("comparing results of different conventions: no error")
+	}
+}
+
+// PairedTests shares its random draws between pairs of the same length;
+// every result must still equal the pair's own PairedTest.
+func TestPairedTestsEqualSeparateTests(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	vals := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = math.Round(r.Float64()*4) / 4
+		}
+		return v
+	}
+	var as, bs [][]float64
+	for _, n := range []int{30, 30, 7, 30, 7, 1} {
+		as, bs = append(as, vals(n)), append(bs, vals(n))
+	}
+	as, bs = append(as, vals(30)), append(bs, nil) // identical values: p = 1
+	bs[len(bs)-1] = append([]float64(nil), as[len(as)-1]...)
+	opts := CompareOptions{Permutations: 999, Resamples: 777, Seed: 3}
+	got, err := PairedTests(as, bs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range as {
+		want, err := PairedTest(as[i], bs[i], opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Sprint so that NaN (the t-test with n = 1) compares equal.
+		if fmt.Sprint(got[i]) != fmt.Sprint(want) {
+			t.Errorf("pair %d (n=%d): together %+v, alone %+v", i, len(as[i]), got[i], want)
+		}
+	}
+	if got[len(got)-1].PRandomization != 1 {
+		t.Errorf("identical values: p = %v, want 1", got[len(got)-1].PRandomization)
+	}
+	if _, err := PairedTests(as, bs[:2], opts); err == nil {
+		t.Error("mismatched list counts accepted")
 	}
 }
