@@ -26,8 +26,8 @@ if [ "${WASM:-1}" != 0 ]; then
     -run '^$' -bench '^BenchmarkMiniLM$/native' -benchtime 2x ./encoder/bert/
 fi
 
-echo "== peak memory: load MiniLM and encode one sentence"
+echo "== peak memory: load MiniLM with the pure-Go engine and encode one sentence"
 go build -o "$tmp/dreval" ./cmd/dreval
 echo "This is an example sentence" >"$tmp/one.txt"
-/usr/bin/time -v "$tmp/dreval" encode -q -in "$tmp/one.txt" -out "$tmp/one.npy" 2>"$tmp/time.txt" || { cat "$tmp/time.txt"; exit 1; }
+/usr/bin/time -v "$tmp/dreval" encode -engine go -q -in "$tmp/one.txt" -out "$tmp/one.npy" 2>"$tmp/time.txt" || { cat "$tmp/time.txt"; exit 1; }
 grep -E 'engine:|Maximum resident set size' "$tmp/time.txt"
