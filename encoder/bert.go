@@ -63,7 +63,7 @@ func (b *BERT) EmbedIDs(ids [][]int32) ([][]float32, error) {
 			return nil, fmt.Errorf("encoder: %w", err)
 		}
 		for j, i := range batch {
-			b.Pooling.pool(out[i], hidden[j])
+			b.Pooling.Pool(out[i], hidden[j])
 			Normalize(out[i])
 		}
 		done += len(batch)

@@ -214,11 +214,11 @@ func TestReadPoolingConfig(t *testing.T) {
 func TestPool(t *testing.T) {
 	hidden := []float32{1, 2, 3, 4, 5, 6} // 3 tokens of dim 2
 	dst := make([]float32, 2)
-	Mean.pool(dst, hidden)
+	Mean.Pool(dst, hidden)
 	if dst[0] != 3 || dst[1] != 4 {
 		t.Errorf("mean = %v", dst)
 	}
-	CLS.pool(dst, hidden)
+	CLS.Pool(dst, hidden)
 	if dst[0] != 1 || dst[1] != 2 {
 		t.Errorf("cls = %v", dst)
 	}

@@ -30,8 +30,8 @@ func ParsePooling(s string) (Pooling, error) {
 	return "", fmt.Errorf("pooling %q is not supported (supported: mean, cls)", s)
 }
 
-// pool writes the pooled vector of hidden (n rows of len(dst) values) to dst.
-func (p Pooling) pool(dst, hidden []float32) {
+// Pool writes the pooled vector of hidden (n rows of len(dst) values) to dst.
+func (p Pooling) Pool(dst, hidden []float32) {
 	d := len(dst)
 	switch p {
 	case CLS:

@@ -96,10 +96,10 @@ func (c *MemCache) Put(key string, m *retrieval.Matrix, meta CacheMeta) error {
 	return nil
 }
 
-// docText is the text a dense model encodes for a document: the title and
+// DocText is the text a dense model encodes for a document: the title and
 // the text joined by a space, as BEIR's sentence-transformers models do,
 // or the text alone when there is no title.
-func docText(d dataset.Doc) string {
+func DocText(d dataset.Doc) string {
 	if d.Title == "" {
 		return d.Text
 	}

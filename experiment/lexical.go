@@ -21,7 +21,7 @@ type lexicalIndex struct {
 func newLexicalIndex(m *Model, corpus []dataset.Doc, docIDs []string) (*lexicalIndex, error) {
 	x := retrieval.NewBM25(retrieval.Analyzer(m.Analyzer))
 	for _, d := range corpus {
-		x.Add(docText(d))
+		x.Add(DocText(d))
 	}
 	return &lexicalIndex{m: m, bm25: x, docIDs: docIDs}, nil
 }

@@ -290,12 +290,12 @@ func (r *runner) summarizeTask(clean *RunResult, runs []*RunResult, s *RateSumma
 }
 
 // denseText returns the text a dense model encodes for d: DPR's
-// title [SEP] text under Config.PassageText, else docText.
+// title [SEP] text under Config.PassageText, else DocText.
 func (r *runner) denseText(d dataset.Doc) string {
 	if r.cfg.PassageText {
 		return answer.PassageText(d.Title, d.Text)
 	}
-	return docText(d)
+	return DocText(d)
 }
 
 // EncodedCorpusHash returns the hash that keys a dense model's corpus

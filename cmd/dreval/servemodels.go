@@ -158,7 +158,7 @@ func (s *serveModels) demo(ctx context.Context, name string) (*serve.DemoData, e
 		start := time.Now()
 		seqs := make([][]int32, len(coll.Corpus))
 		for i, d := range coll.Corpus {
-			seqs[i] = m.Tokenizer.EncodeIDs(demoDocText(d))
+			seqs[i] = m.Tokenizer.EncodeIDs(experiment.DocText(d))
 		}
 		vecs, err := m.Embedder.EmbedIDs(seqs)
 		if err != nil {
@@ -210,19 +210,6 @@ func (s *serveModels) notef(format string, args ...any) {
 	if s.note != nil {
 		s.note(fmt.Sprintf(format, args...))
 	}
-}
-
-// demoDocText is the text a dense model encodes for a document: title and
-// text joined by a space, the rule of the experiment's corpus encoding
-// (experiment's docText), so the vectors equal the cached ones.
-func demoDocText(d dataset.Doc) string {
-	switch {
-	case d.Title == "":
-		return d.Text
-	case d.Text == "":
-		return d.Title
-	}
-	return d.Title + " " + d.Text
 }
 
 // modelsFS is the models directory as served under /models/.

@@ -17,8 +17,6 @@ package ort
 import (
 	"errors"
 	"path/filepath"
-
-	"github.com/dreval/dreval/encoder"
 )
 
 // LibName is the file name of the ONNX Runtime shared library.
@@ -34,24 +32,3 @@ func DefaultLibPath(cacheDir string) string {
 // ErrNotCompiled is returned by New and Available in builds without the
 // engine.
 var ErrNotCompiled = errors.New("ONNX Runtime engine not compiled in (needs cgo; build natively with CGO_ENABLED=1)")
-
-// pool writes the p-pooled vector of hidden (rows of len(dst) values) to
-// dst: the first row for encoder.CLS, the mean of all rows otherwise.
-func pool(p encoder.Pooling, dst, hidden []float32) {
-	d := len(dst)
-	if p == encoder.CLS {
-		copy(dst, hidden[:d])
-		return
-	}
-	clear(dst)
-	n := len(hidden) / d
-	for t := 0; t < n; t++ {
-		for i, v := range hidden[t*d : (t+1)*d] {
-			dst[i] += v
-		}
-	}
-	inv := 1 / float32(n)
-	for i := range dst {
-		dst[i] *= inv
-	}
-}

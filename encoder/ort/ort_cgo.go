@@ -189,7 +189,7 @@ func (e *Embedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 			return nil, err
 		}
 		for j, i := range batch {
-			pool(e.Pooling, out[i], hidden[j])
+			e.Pooling.Pool(out[i], hidden[j])
 			encoder.Normalize(out[i])
 		}
 		done += len(batch)

@@ -382,11 +382,11 @@ func TestDefaultLibPath(t *testing.T) {
 func TestPool(t *testing.T) {
 	hidden := []float32{1, 2, 3, 4, 5, 6} // three rows of two
 	got := make([]float32, 2)
-	pool(encoder.Mean, got, hidden)
+	encoder.Mean.Pool(got, hidden)
 	if got[0] != 3 || got[1] != 4 {
 		t.Errorf("mean pooling = %v, want [3 4]", got)
 	}
-	pool(encoder.CLS, got, hidden)
+	encoder.CLS.Pool(got, hidden)
 	if got[0] != 1 || got[1] != 2 {
 		t.Errorf("CLS pooling = %v, want [1 2]", got)
 	}
