@@ -76,3 +76,24 @@ func BenchmarkRunReader(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPairedTests is the statistics of one comparison of the
+// browser's rate slider: the six st measures of the demo's 48 queries,
+// 10,000 permutations and bootstrap resamples.
+func BenchmarkPairedTests(b *testing.B) {
+	const n, measures = 48, 6
+	a, c := make([][]float64, measures), make([][]float64, measures)
+	for m := range measures {
+		a[m], c[m] = make([]float64, n), make([]float64, n)
+		for i := range n {
+			a[m][i] = float64((i*7+m)%11) / 10
+			c[m][i] = float64((i*5+m*3)%13) / 12
+		}
+	}
+	opts := CompareOptions{Permutations: 10000, Resamples: 10000, Seed: 1}
+	for b.Loop() {
+		if _, err := PairedTests(a, c, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -95,6 +95,9 @@ func PairedTests(a, b [][]float64, opts CompareOptions) ([]Paired, error) {
 		if n == 0 {
 			return nil, fmt.Errorf("paired test: no queries")
 		}
+		if n > math.MaxInt32 { // the bootstrap draws query indices as int32
+			return nil, fmt.Errorf("paired test: %d queries: at most %d supported", n, math.MaxInt32)
+		}
 		d := make([]float64, n)
 		p := &out[i]
 		p.N = n
@@ -162,26 +165,28 @@ func randomizationTests(ds [][]float64, perms int, seed uint64) []float64 {
 		return p
 	}
 	n := len(ds[live[0]])
-	r := newRand(seed)
-	// The signs as -1 or +1: s + x*-1 is exactly s - x, so multiplying
-	// gives the sums of flipping, without a branch that random signs
-	// mispredict half the time.
-	signs := make([]float64, n)
-	for range perms {
-		var bits uint64
-		for i := range signs {
-			if i%64 == 0 {
-				bits = r.Uint64()
-			}
-			signs[i] = float64(1 - 2*int(bits&1))
-			bits >>= 1
+	words := (n + 63) / 64
+	flips := newDraws(drawKey{kind: signDraws, rows: perms, rowLen: words, seed: seed}, func(r *rand.Rand, row []uint64) {
+		for w := range row {
+			row[w] = r.Uint64()
 		}
-		for _, k := range live {
-			s := 0.0
-			for i, x := range ds[k] {
-				s += x * signs[i]
-			}
-			if math.Abs(s) >= limit[k] {
+	})
+	// A sign is -1 or +1: s + x*-1 is exactly s - x, and multiplying
+	// avoids a branch that random signs mispredict half the time.
+	cols := make([][]float64, len(live))
+	for j, k := range live {
+		cols[j] = ds[k]
+	}
+	signs := make([]float64, n)
+	sums := make([]float64, len(live))
+	for range perms {
+		row := flips.row()
+		for i := range signs {
+			signs[i] = float64(1 - 2*int(row[i/64]>>(i%64)&1))
+		}
+		weightedSums(sums, cols, signs)
+		for j, k := range live {
+			if math.Abs(sums[j]) >= limit[k] {
 				count[k]++
 			}
 		}
@@ -224,45 +229,80 @@ func tTest(d []float64) float64 {
 // the same queries for all.
 func bootstrapCIs(ds [][]float64, resamples int, seed uint64, level float64) (lo, hi []float64) {
 	n := len(ds[0])
-	r := newRand(seed)
 	means := make([][]float64, len(ds))
 	for k := range means {
 		means[k] = make([]float64, resamples)
 	}
-	idx := make([]int, n)
-	for b := range resamples {
-		for i := range idx {
-			idx[i] = r.IntN(n)
+	picks := newDraws(drawKey{kind: bootstrapDraws, rows: resamples, rowLen: n, seed: seed}, func(r *rand.Rand, row []int32) {
+		for i := range row {
+			row[i] = int32(r.IntN(n))
 		}
-		for k, d := range ds {
-			s := 0.0
-			for _, i := range idx {
-				s += d[i]
-			}
+	})
+	sums := make([]float64, len(ds))
+	for b := range resamples {
+		pickedSums(sums, ds, picks.row())
+		for k, s := range sums {
 			means[k][b] = s / float64(n)
 		}
 	}
 	alpha := (1 - level) / 2
 	lo, hi = make([]float64, len(ds)), make([]float64, len(ds))
 	for k, m := range means {
-		slices.Sort(m)
-		lo[k], hi[k] = quantile(m, alpha), quantile(m, 1-alpha)
+		lo[k], hi[k] = selectQuantile(m, alpha), selectQuantile(m, 1-alpha)
 	}
 	return lo, hi
 }
 
-// quantile interpolates linearly between order statistics of sorted xs
-// (the "type 7" definition of R and numpy).
-func quantile(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
+// weightedSums sets dst[k] to the sum of cols[k][i]*w[i] over i in
+// order, for every k. Four columns at a time keep their sums in
+// registers, which WebAssembly needs to be fast; each sum still adds its
+// terms in order, so the result is that of the plain loop.
+func weightedSums(dst []float64, cols [][]float64, w []float64) {
+	k := 0
+	for ; k+4 <= len(cols); k += 4 {
+		c0, c1, c2, c3 := cols[k][:len(w)], cols[k+1][:len(w)], cols[k+2][:len(w)], cols[k+3][:len(w)]
+		var s0, s1, s2, s3 float64
+		for i, x := range w {
+			s0 += c0[i] * x
+			s1 += c1[i] * x
+			s2 += c2[i] * x
+			s3 += c3[i] * x
+		}
+		dst[k], dst[k+1], dst[k+2], dst[k+3] = s0, s1, s2, s3
 	}
-	h := p * float64(len(xs)-1)
-	i := int(math.Floor(h))
-	if i >= len(xs)-1 {
-		return xs[len(xs)-1]
+	for ; k < len(cols); k++ {
+		c := cols[k][:len(w)]
+		s := 0.0
+		for i, x := range w {
+			s += c[i] * x
+		}
+		dst[k] = s
 	}
-	return xs[i] + (h-float64(i))*(xs[i+1]-xs[i])
+}
+
+// pickedSums sets dst[k] to the sum of cols[k][i] over the indices i of
+// picks in order, for every k, four columns at a time as weightedSums.
+func pickedSums(dst []float64, cols [][]float64, picks []int32) {
+	k := 0
+	for ; k+4 <= len(cols); k += 4 {
+		c0, c1, c2, c3 := cols[k], cols[k+1], cols[k+2], cols[k+3]
+		var s0, s1, s2, s3 float64
+		for _, i := range picks {
+			s0 += c0[i]
+			s1 += c1[i]
+			s2 += c2[i]
+			s3 += c3[i]
+		}
+		dst[k], dst[k+1], dst[k+2], dst[k+3] = s0, s1, s2, s3
+	}
+	for ; k < len(cols); k++ {
+		c := cols[k]
+		s := 0.0
+		for _, i := range picks {
+			s += c[i]
+		}
+		dst[k] = s
+	}
 }
 
 // Comparison is the paired comparison of two Results, one row per

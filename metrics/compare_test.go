@@ -157,3 +157,92 @@ func TestPairedTestsEqualSeparateTests(t *testing.T) {
 		t.Error("mismatched list counts accepted")
 	}
 }
+
+// referencePaired is the plain definition of the randomization test and
+// the bootstrap interval of one pair (a fresh generator per test, flips
+// drawn 64 at a time, resampled means sorted): PairedTests must give the
+// same bits whether its draws come from the cache or not.
+func referencePaired(d []float64, perms, resamples int, seed uint64) (p, lo, hi float64) {
+	n := len(d)
+	obs, scale := 0.0, 0.0
+	for _, x := range d {
+		obs += x
+		scale += math.Abs(x)
+	}
+	p = 1
+	if scale != 0 {
+		limit := math.Abs(obs) - 1e-12*scale
+		r := newRand(seed)
+		count := 0
+		for range perms {
+			var bits uint64
+			s := 0.0
+			for i, x := range d {
+				if i%64 == 0 {
+					bits = r.Uint64()
+				}
+				if bits&1 == 1 {
+					s -= x
+				} else {
+					s += x
+				}
+				bits >>= 1
+			}
+			if math.Abs(s) >= limit {
+				count++
+			}
+		}
+		p = float64(count+1) / float64(perms+1)
+	}
+	r := newRand(seed)
+	means := make([]float64, resamples)
+	for b := range means {
+		s := 0.0
+		for range n {
+			s += d[r.IntN(n)]
+		}
+		means[b] = s / float64(n)
+	}
+	slices.Sort(means)
+	// As bootstrapCIs computes it at run time (a constant expression would
+	// be exact: 0.025, not 0.025000000000000022).
+	level := 0.95
+	alpha := (1 - level) / 2
+	return p, quantile(means, alpha), quantile(means, 1-alpha)
+}
+
+func TestPairedTestsEqualReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, c := range []struct{ n, perms, resamples, measures int }{
+		{48, 2000, 2000, 6}, // cached draws
+		{130, 500, 600, 5},  // more than 64 queries: several sign words
+		{3000, 100, 400, 3}, // draws too large to cache
+		{1, 50, 50, 1},      // one query
+		{48, 2000, 2000, 6}, // the first case again, from the cache
+		{130, 500, 600, 1},  // one measure: no block of four
+	} {
+		as, bs := make([][]float64, c.measures), make([][]float64, c.measures)
+		for k := range as {
+			as[k], bs[k] = make([]float64, c.n), make([]float64, c.n)
+			for i := range c.n {
+				as[k][i] = math.Round(r.Float64()*8) / 8
+				bs[k][i] = r.Float64()
+			}
+		}
+		got, err := PairedTests(as, bs, CompareOptions{Permutations: c.perms, Resamples: c.resamples, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range as {
+			d := make([]float64, c.n)
+			for i := range d {
+				d[i] = bs[k][i] - as[k][i]
+			}
+			p, lo, hi := referencePaired(d, c.perms, c.resamples, 5)
+			g := got[k]
+			if math.Float64bits(g.PRandomization) != math.Float64bits(p) || math.Float64bits(g.CILow) != math.Float64bits(lo) || math.Float64bits(g.CIHigh) != math.Float64bits(hi) {
+				t.Errorf("n=%d measure %d: p %v, CI [%v, %v]; reference p %v, CI [%v, %v]", c.n, k, g.PRandomization, g.CILow, g.CIHigh, p, lo, hi)
+			}
+		}
+	}
+}
