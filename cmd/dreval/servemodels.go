@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/dreval/dreval/dataset"
-	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/retrieval"
 	"github.com/dreval/dreval/serve"
@@ -68,9 +67,7 @@ func (s *serveModels) open(name string) (*experiment.Model, error) {
 		e.m, e.err = experiment.OpenDense(name, dir, s.opts)
 		if e.err == nil {
 			s.notef("model %s opened (%s)", name, strings.Join(e.m.Notes, "; "))
-			if _, ok := e.m.Tokenizer.(experiment.HFTokenizer); !ok {
-				e.err = fmt.Errorf("model %q: unexpected tokenizer %T", name, e.m.Tokenizer)
-			}
+			_, e.err = experiment.NewTextEncoder(e.m)
 		}
 	})
 	if e.err != nil {
@@ -89,32 +86,8 @@ func (s *serveModels) encoder(ctx context.Context, name string) (serve.Encoder, 
 	if err != nil {
 		return nil, err
 	}
-	return serveEncoder{m: m, tok: m.Tokenizer.(experiment.HFTokenizer)}, nil
+	return experiment.NewTextEncoder(m)
 }
-
-// serveEncoder adapts an experiment model to serve.Encoder.
-type serveEncoder struct {
-	m   *experiment.Model
-	tok experiment.HFTokenizer
-}
-
-func (e serveEncoder) Tokenize(texts []string) ([][]int32, int) {
-	ids := make([][]int32, len(texts))
-	truncated := 0
-	for i, t := range texts {
-		enc := e.tok.EncodeWith(t, tokenizer.Options{AddSpecial: true, MaxLength: e.tok.MaxLength})
-		ids[i] = enc.IDs
-		if enc.Truncated > 0 {
-			truncated++
-		}
-	}
-	return ids, truncated
-}
-
-func (e serveEncoder) EmbedIDs(ids [][]int32) ([][]float32, error) { return e.m.Embedder.EmbedIDs(ids) }
-func (e serveEncoder) Dim() int                                    { return e.m.Embedder.Dim() }
-func (e serveEncoder) VocabSize() int                              { return e.tok.VocabSize() }
-func (e serveEncoder) MaxLength() int                              { return e.tok.MaxLength }
 
 // demoMeta is /data/demo/MODEL.json: what made the vectors of
 // /data/demo/MODEL.npy, and the document id of each row.

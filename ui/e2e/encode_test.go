@@ -14,38 +14,19 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/serve"
 )
 
-// testEncoder adapts an experiment model to serve.Encoder as "dreval
-// serve" does (cmd/dreval/servemodels.go), naming engine as its engine.
+// testEncoder is the encoder "dreval serve" answers /api/encode with
+// (experiment.TextEncoder), naming engine as its engine.
 type testEncoder struct {
-	m      *experiment.Model
-	tok    experiment.HFTokenizer
+	*experiment.TextEncoder
 	engine string
 }
 
-func (e testEncoder) Tokenize(texts []string) ([][]int32, int) {
-	ids := make([][]int32, len(texts))
-	truncated := 0
-	for i, t := range texts {
-		enc := e.tok.EncodeWith(t, tokenizer.Options{AddSpecial: true, MaxLength: e.tok.MaxLength})
-		ids[i] = enc.IDs
-		if enc.Truncated > 0 {
-			truncated++
-		}
-	}
-	return ids, truncated
-}
-
-func (e testEncoder) EmbedIDs(ids [][]int32) ([][]float32, error) { return e.m.Embedder.EmbedIDs(ids) }
-func (e testEncoder) Dim() int                                    { return e.m.Embedder.Dim() }
-func (e testEncoder) VocabSize() int                              { return e.tok.VocabSize() }
-func (e testEncoder) MaxLength() int                              { return e.tok.MaxLength }
-func (e testEncoder) Engine() string                              { return e.engine }
+func (e testEncoder) Engine() string { return e.engine }
 
 // encodeCounter counts the /api/encode requests and the sequences of
 // those the server answered with 200.
@@ -106,9 +87,9 @@ func TestServerEncode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, ok := m.Tokenizer.(experiment.HFTokenizer)
-	if !ok {
-		t.Fatalf("static's tokenizer is a %T", m.Tokenizer)
+	te, err := experiment.NewTextEncoder(m)
+	if err != nil {
+		t.Fatal(err)
 	}
 	native := nativeRun(t, "static", 0.1, 1)
 	docs := native.Datasets[0].Docs
@@ -122,7 +103,7 @@ func TestServerEncode(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := site(t)
-			enc := testEncoder{m: m, tok: tok, engine: tc.engine}
+			enc := testEncoder{TextEncoder: te, engine: tc.engine}
 			var count encodeCounter
 			h := count.wrap(serve.NewMux(serve.Options{
 				Assets: os.DirFS(dir),
