@@ -18,13 +18,20 @@ import (
 // queries file is kept, judged for split or not; Stats and Warnings count
 // the unjudged ones. Duplicate document or query ids and an empty corpus
 // are errors.
+//
+// A DPR-style folder, with answers.jsonl and no qrels folder (no
+// qrels/*.tsv of any split), loads with NoQrels set and Qrels nil. Without
+// qrels and without answers the folder has nothing to evaluate against,
+// and a split missing beside the qrels of others is taken for a mistake:
+// both are errors.
 func LoadBEIR(dir, split string) (*Collection, error) {
 	return loadBEIR(os.DirFS(dir), dir, filepath.Base(filepath.Clean(dir)), split, true)
 }
 
 // LoadTopics loads the queries and qrels of a BEIR-layout folder that has
 // no corpus (as for users who bring their own corpus): queries.<split>.jsonl
-// or queries.jsonl, and qrels/<split>.tsv. The collection's Corpus is nil.
+// or queries.jsonl, and qrels/<split>.tsv (or, as for LoadBEIR, no qrels
+// at all and answers.jsonl). The collection's Corpus is nil.
 func LoadTopics(dir, split string) (*Collection, error) {
 	return loadBEIR(os.DirFS(dir), dir, filepath.Base(filepath.Clean(dir)), split, false)
 }
@@ -40,7 +47,7 @@ func Load(pathOrName, split string) (*Collection, error) {
 		return nil, fmt.Errorf("dataset %q: not a built-in collection (\"demo\") and %w", pathOrName, err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("dataset %q is a file; want a directory in the BEIR layout (corpus.jsonl, queries.jsonl, qrels/<split>.tsv) or \"demo\"", pathOrName)
+		return nil, fmt.Errorf("dataset %q is a file; want a directory in the BEIR layout (corpus.jsonl, queries.jsonl, qrels/<split>.tsv; answers.jsonl in place of qrels for a DPR-style question set) or \"demo\"", pathOrName)
 	}
 	return LoadBEIR(pathOrName, split)
 }
@@ -73,19 +80,33 @@ func loadBEIR(fsys fs.FS, where, name, split string, withCorpus bool) (*Collecti
 		c.Qrels = q
 		return err
 	})
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no qrels for split %q (%s); splits here: %s", where, split, qrelsName, splitList(splitsFS(fsys)))
-	}
-	if err != nil {
+	splits := splitsFS(fsys)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && len(splits) > 0:
+		// Qrels of other splits: the split asked for is likely a
+		// mistake, never a reason to evaluate without judgments.
+		return nil, fmt.Errorf("%s: no qrels for split %q (%s); splits here: %s", where, split, qrelsName, splitList(splits))
+	case errors.Is(err, fs.ErrNotExist):
+		c.NoQrels = true
+	case err != nil:
 		return nil, err
 	}
-	err = withFile(fsys, where, "answers.jsonl", func(r io.Reader, name string) error {
+	err = withFile(fsys, where, AnswersFile, func(r io.Reader, name string) error {
 		a, e, err := readAnswers(r, name)
 		c.Answers, c.ExtractiveAnswers = a, e
 		return err
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
+	}
+	// Without qrels the answers are the only ground truth: a folder with
+	// neither has nothing to evaluate against.
+	if c.NoQrels && len(c.Answers) == 0 {
+		why := "no " + AnswersFile
+		if c.Answers != nil {
+			why = AnswersFile + " is empty"
+		}
+		return nil, fmt.Errorf("%s: no qrels for split %q (%s) and %s: nothing to evaluate against (a folder without qrels needs the answers of a DPR-style question set)", where, split, qrelsName, why)
 	}
 	err = withFile(fsys, where, NotSpansFile, func(r io.Reader, name string) error {
 		ids, err := readIDList(r, name)
@@ -96,8 +117,15 @@ func loadBEIR(fsys fs.FS, where, name, split string, withCorpus bool) (*Collecti
 		return nil, err
 	}
 	c.warn()
+	if c.NoQrels {
+		c.Warnings = append([]string{fmt.Sprintf("no qrels for split %q (%s): no relevance judgments, only the answers of %s", split, qrelsName, AnswersFile)}, c.Warnings...)
+	}
 	return c, nil
 }
+
+// AnswersFile names the file of a collection holding its answer strings
+// (Collection.Answers).
+const AnswersFile = "answers.jsonl"
 
 // NotSpansFile names the file of a collection listing the queries whose
 // answers are not passage spans (Collection.NotSpans).

@@ -31,7 +31,7 @@ func TestLoadBEIRMini(t *testing.T) {
 		t.Errorf("qrels %v", c.Qrels)
 	}
 	s := c.Stats()
-	want := Stats{Docs: 3, Queries: 3, EmptyDocs: 1, JudgedQueries: 2, UnjudgedQueries: 1, Judgments: 5,
+	want := Stats{Docs: 3, Queries: 3, EmptyDocs: 1, JudgedQueries: 2, UnjudgedQueries: 1, AnsweredQueries: 2, Judgments: 5,
 		Grades: map[int]int{0: 1, 1: 3, 2: 1}, QrelsQueries: 3, QrelsUnknownQueries: 1,
 		AbsentDocs: 1, AbsentDocJudgments: 1}
 	if !reflect.DeepEqual(s, want) {
@@ -122,6 +122,67 @@ func TestLoadBEIRErrors(t *testing.T) {
 	}
 	if _, err := LoadBEIR(writeDir(t, map[string]string{"queries.jsonl": queries, "qrels/test.tsv": qrels}), "test"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing corpus: %v does not wrap fs.ErrNotExist", err)
+	}
+}
+
+// TestLoadWithoutQrels loads DPR-style folders: answers.jsonl and no
+// qrels. The absence of judgments is explicit (NoQrels, Qrels nil), not
+// an empty set of judgments; without answers, or with a split missing
+// beside the qrels of others, loading fails.
+func TestLoadWithoutQrels(t *testing.T) {
+	corpus := `{"_id":"d1","text":"Paris is in France"}` + "\n" + `{"_id":"d2","text":"Rome"}` + "\n"
+	queries := `{"_id":"q1","text":"capital of France"}` + "\n" + `{"_id":"q2","text":"capital of Italy"}` + "\n" + `{"_id":"q3","text":"no answer here"}` + "\n"
+	answers := `{"query-id":"q1","answers":["Paris"]}` + "\n" + `{"query-id":"q2","answers":["Rome"]}` + "\n"
+	for _, load := range []struct {
+		name string
+		f    func(dir, split string) (*Collection, error)
+		docs int
+	}{{"LoadBEIR", LoadBEIR, 2}, {"Load", Load, 2}, {"LoadTopics", LoadTopics, 0}} {
+		dir := writeDir(t, map[string]string{"corpus.jsonl": corpus, "queries.jsonl": queries, "answers.jsonl": answers})
+		c, err := load.f(dir, "test")
+		if err != nil {
+			t.Fatalf("%s: %v", load.name, err)
+		}
+		if !c.NoQrels || c.Qrels != nil || len(c.JudgedQueries()) != 0 {
+			t.Errorf("%s: NoQrels %v, qrels %v, %d judged queries; want true, nil, 0", load.name, c.NoQrels, c.Qrels, len(c.JudgedQueries()))
+		}
+		if len(c.Corpus) != load.docs || len(c.Queries) != 3 || !reflect.DeepEqual(c.Answers, map[string][]string{"q1": {"Paris"}, "q2": {"Rome"}}) {
+			t.Errorf("%s: %d docs, %d queries, answers %q", load.name, len(c.Corpus), len(c.Queries), c.Answers)
+		}
+		s := c.Stats()
+		if s.AnsweredQueries != 2 || s.JudgedQueries != 0 || s.Judgments != 0 {
+			t.Errorf("%s: stats %+v", load.name, s)
+		}
+		wantWarn := []string{
+			`no qrels for split "test" (qrels/test.tsv): no relevance judgments, only the answers of answers.jsonl`,
+			"1 of 3 queries have no answers",
+		}
+		if !reflect.DeepEqual(c.Warnings, wantWarn) {
+			t.Errorf("%s: warnings %q, want %q", load.name, c.Warnings, wantWarn)
+		}
+	}
+
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"neither qrels nor answers", map[string]string{"corpus.jsonl": corpus, "queries.jsonl": queries},
+			`no qrels for split "test" (qrels/test.tsv) and no answers.jsonl: nothing to evaluate against`},
+		{"empty answers", map[string]string{"corpus.jsonl": corpus, "queries.jsonl": queries, "answers.jsonl": "\n"},
+			`no qrels for split "test" (qrels/test.tsv) and answers.jsonl is empty`},
+		{"other split", map[string]string{"corpus.jsonl": corpus, "queries.jsonl": queries, "answers.jsonl": answers, "qrels/dev.tsv": "q1\td1\t1\n"},
+			`no qrels for split "test" (qrels/test.tsv); splits here: dev`},
+		{"bad answers", map[string]string{"corpus.jsonl": corpus, "queries.jsonl": queries, "answers.jsonl": `{"query-id":"q1"}`},
+			`answers.jsonl:1: missing "answers"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := LoadBEIR(writeDir(t, tt.files), "test")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v (collection %v), want an error containing %q", err, c != nil, tt.want)
+			}
+		})
 	}
 }
 

@@ -4,7 +4,8 @@
 //
 // It understands the BEIR folder layout (corpus.jsonl, queries.jsonl,
 // qrels/<split>.tsv, optionally answers.jsonl as in the DuReader, SQuAD and
-// HotpotQA conversions), TREC qrels and topics (SGML <top> blocks or
+// HotpotQA conversions; a DPR-style folder has answers.jsonl and no qrels,
+// see Collection.NoQrels), TREC qrels and topics (SGML <top> blocks or
 // "qid<TAB>text" lines), and DPR question files (tab-separated question and
 // Python-style answer list, or JSON lines). It also embeds a small demo
 // collection written for dreval, loadable as Load("demo", "test"), and
@@ -46,6 +47,12 @@ type Collection struct {
 	Corpus  []Doc
 	Queries []Query
 	Qrels   Qrels
+	// NoQrels reports that the collection has no relevance judgments at
+	// all, as a DPR-style question set whose folder has answers.jsonl but
+	// no qrels/<split>.tsv: Qrels is then nil and only answer-span
+	// accuracy can be measured. It differs from qrels that judge no query
+	// or no document relevant, which are judgments.
+	NoQrels bool
 	// Answers holds answer strings per query id for answer-span accuracy
 	// (SQuAD, HotpotQA, DuReader human answers); nil when the collection
 	// has none.
@@ -74,6 +81,9 @@ type Stats struct {
 	// UnjudgedQueries those with none.
 	JudgedQueries   int
 	UnjudgedQueries int
+	// AnsweredQueries counts queries of Queries with an answers entry
+	// (Collection.Answers).
+	AnsweredQueries int
 	// Judgments is the number of (query, doc) judgments in the qrels.
 	Judgments int
 	// Grades counts judgments per relevance grade.
@@ -95,6 +105,9 @@ func (c *Collection) Stats() Stats {
 	queries := make(map[string]bool, len(c.Queries))
 	for _, q := range c.Queries {
 		queries[q.ID] = true
+		if _, ok := c.Answers[q.ID]; ok {
+			s.AnsweredQueries++
+		}
 		if len(c.Qrels[q.ID]) > 0 {
 			s.JudgedQueries++
 		} else {
@@ -130,7 +143,7 @@ func (c *Collection) Stats() Stats {
 }
 
 // JudgedQueries returns the queries that have at least one judgment, in
-// collection order.
+// collection order: none when the collection has no qrels (NoQrels).
 func (c *Collection) JudgedQueries() []Query {
 	var out []Query
 	for _, q := range c.Queries {
@@ -153,8 +166,11 @@ func (c *Collection) warn() {
 	if s.QrelsUnknownQueries > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("qrels judge %d queries absent from the queries file", s.QrelsUnknownQueries))
 	}
-	if s.UnjudgedQueries > 0 {
+	if s.UnjudgedQueries > 0 && !c.NoQrels {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d queries have no judgments", s.UnjudgedQueries, s.Queries))
+	}
+	if c.NoQrels && s.AnsweredQueries < s.Queries {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d queries have no answers", s.Queries-s.AnsweredQueries, s.Queries))
 	}
 	queries := make(map[string]bool, len(c.Queries))
 	for _, q := range c.Queries {

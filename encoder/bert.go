@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 
 	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/safetensors"
+	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/tokenizer"
 )
 
@@ -100,45 +102,87 @@ type Options struct {
 	Progress Progress
 }
 
-// WeightFiles are the weight file names Load looks for, in order.
+// WeightFiles are the safetensors weight file names Load looks for, in
+// order.
 var WeightFiles = []string{"model.safetensors", "model.fp16.safetensors"}
 
-// Load loads a BERT-family model from a directory holding config.json,
-// tokenizer.json and one of WeightFiles (the layout "dreval model get"
-// installs, and that of a Hugging Face or sentence-transformers download).
-func Load(dir string, o Options) (*Encoder, error) {
-	cfgPath := filepath.Join(dir, "config.json")
-	f, err := os.Open(cfgPath)
-	if err != nil {
-		return nil, fmt.Errorf("encoder: %w (is %s a model directory? \"dreval model get\" installs one)", err, dir)
+// ONNXFile is the ONNX graph Load reads the weights from when the
+// directory holds none of WeightFiles (a plain BERT export, see package
+// onnx).
+const ONNXFile = "model.onnx"
+
+// WeightFile returns the path of the weights Load reads in dir: the first
+// of WeightFiles present, else ONNXFile.
+func WeightFile(dir string) (string, error) {
+	for _, name := range append(WeightFiles[:len(WeightFiles):len(WeightFiles)], ONNXFile) {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
 	}
-	cfg, err := bert.ReadConfig(f, cfgPath)
-	f.Close()
-	if err != nil {
-		return nil, err
+	return "", fmt.Errorf("%s holds no weights (expected one of %v, or %s)", dir, WeightFiles, ONNXFile)
+}
+
+// Load loads a BERT-family model from a directory holding config.json,
+// tokenizer.json and the weights: one of WeightFiles (the layout "dreval
+// model get" installs, and that of a Hugging Face or sentence-transformers
+// download) or, when there is none, ONNXFile. The ONNX graph's sizes are
+// checked against config.json; without config.json, the configuration is
+// read from the graph when it says everything (attention heads and
+// layer-norm epsilon), else the error says what is missing.
+func Load(dir string, o Options) (*Encoder, error) {
+	weights, werr := WeightFile(dir)
+	isONNX := werr == nil && filepath.Base(weights) == ONNXFile
+	cfgPath := filepath.Join(dir, "config.json")
+	var cfg bert.Config
+	haveCfg := true
+	f, err := os.Open(cfgPath)
+	switch {
+	case err == nil:
+		cfg, err = bert.ReadConfig(f, cfgPath)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	case errors.Is(err, fs.ErrNotExist) && isONNX:
+		haveCfg = false // read from the graph below
+	default:
+		return nil, fmt.Errorf("encoder: %w (is %s a model directory? \"dreval model get\" installs one)", err, dir)
 	}
 	tok, err := tokenizer.Load(filepath.Join(dir, "tokenizer.json"))
 	if err != nil {
 		return nil, fmt.Errorf("encoder: %w", err)
 	}
-	weights := ""
-	for _, name := range WeightFiles {
-		p := filepath.Join(dir, name)
-		if _, err := os.Stat(p); err == nil {
-			weights = p
-			break
-		} else if !errors.Is(err, fs.ErrNotExist) {
+	if werr != nil {
+		return nil, fmt.Errorf("encoder: %w", werr)
+	}
+	var set tensor.Set
+	if isONNX {
+		s, info, err := onnx.ReadFile(weights)
+		if err != nil {
+			return nil, fmt.Errorf("encoder: %w", err)
+		}
+		if haveCfg {
+			if err := info.CheckConfig(cfg); err != nil {
+				return nil, fmt.Errorf("encoder: %s does not match %s: %w", weights, cfgPath, err)
+			}
+		} else if cfg, err = ConfigFromONNX(info, weights); err != nil {
 			return nil, err
 		}
+		set = s
+	} else {
+		st, err := safetensors.ReadFile(weights)
+		if err != nil {
+			return nil, err
+		}
+		set = st.Tensors
 	}
-	if weights == "" {
-		return nil, fmt.Errorf("encoder: %s holds no weights (expected one of %v)", dir, WeightFiles)
+	if !haveCfg {
+		cfgPath = weights // where the configuration came from, for errors
 	}
-	st, err := safetensors.ReadFile(weights)
-	if err != nil {
-		return nil, err
-	}
-	m, err := bert.New(cfg, st.Tensors)
+	m, err := bert.New(cfg, set)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", weights, err)
 	}

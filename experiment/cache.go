@@ -132,7 +132,8 @@ func CorpusHash(corpus []dataset.Doc) string {
 }
 
 // CollectionHash returns the hex SHA-256 of a collection: its corpus hash,
-// its queries in order and its judgments sorted by query and document.
+// its queries in order and its judgments sorted by query and document;
+// for a collection without qrels (NoQrels), its answers instead.
 func CollectionHash(c *dataset.Collection) string {
 	h := sha256.New()
 	writeField(h, "dreval-collection-v1")
@@ -156,6 +157,27 @@ func CollectionHash(c *dataset.Collection) string {
 			writeField(h, q)
 			writeField(h, d)
 			writeField(h, fmt.Sprint(c.Qrels[q][d]))
+		}
+	}
+	if c.NoQrels {
+		// The answers are what a collection without judgments is
+		// evaluated against. (Collections with qrels keep the hash they
+		// had before answers could stand in for qrels.)
+		writeField(h, "no-qrels; answers:")
+		for _, a := range []map[string][]string{c.Answers, c.ExtractiveAnswers} {
+			qids := make([]string, 0, len(a))
+			for q := range a {
+				qids = append(qids, q)
+			}
+			sort.Strings(qids)
+			writeField(h, fmt.Sprint(len(qids)))
+			for _, q := range qids {
+				writeField(h, q)
+				writeField(h, fmt.Sprint(len(a[q])))
+				for _, s := range a[q] {
+					writeField(h, s)
+				}
+			}
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))

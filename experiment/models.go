@@ -136,9 +136,16 @@ func OpenDense(name, dir string, o ModelOptions) (*Model, error) {
 		em.Close()
 		return nil, err
 	}
-	files := []string{filepath.Join(dir, "config.json"), weights}
+	// config.json may be absent beside an ONNX graph (encoder.Load then
+	// reads the configuration from the graph); the order is that of the
+	// fingerprints already stored.
+	var files []string
+	if cfg := filepath.Join(dir, "config.json"); exists(cfg) {
+		files = append(files, cfg)
+	}
+	files = append(files, weights)
 	for _, f := range []string{filepath.Join(dir, "1_Pooling", "config.json"), filepath.Join(dir, "sentence_bert_config.json")} {
-		if _, err := os.Stat(f); err == nil {
+		if exists(f) {
 			files = append(files, f)
 		}
 	}
@@ -151,14 +158,15 @@ func OpenDense(name, dir string, o ModelOptions) (*Model, error) {
 	return m, nil
 }
 
+// weightFile returns the weights file encoder.Load reads in dir (a static
+// model's is model.safetensors too).
 func weightFile(dir string) (string, error) {
-	for _, name := range encoder.WeightFiles {
-		p := filepath.Join(dir, name)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s holds no weights (expected one of %v)", dir, encoder.WeightFiles)
+	return encoder.WeightFile(dir)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // fileDigest returns the hex SHA-256 over the named files' contents, each

@@ -2,6 +2,7 @@ package experiment_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -155,5 +156,76 @@ func TestRegistryDirectoryModel(t *testing.T) {
 	}
 	if _, err := r.Open(context.Background(), filepath.Join(dir, "absent"), experiment.ModelOptions{}); err == nil || !strings.Contains(err.Error(), "or a model directory") {
 		t.Errorf("absent directory: %v", err)
+	}
+}
+
+// TestOpenDenseONNXOnly opens MiniLM from a directory whose weights are
+// model.onnx alone (with config.json, and without: the configuration is
+// then read from the graph): the go engine gives the safetensors model's
+// vectors bit for bit, under a fingerprint of its own.
+func TestOpenDenseONNXOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads MiniLM")
+	}
+	dir := sharedtest.ModelDir(t, "minilm")
+	ref, err := experiment.OpenDense("minilm", dir, experiment.ModelOptions{Engine: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := safetensors.ReadFile(filepath.Join(dir, "model.fp16.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := bert.ReadConfig(f, "config.json")
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := [][]int32{ref.Tokenizer.EncodeIDs("how do stars twinkle"), ref.Tokenizer.EncodeIDs("a")}
+	want, err := ref.Embedder.EmbedIDs(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fingerprints := map[string]string{ref.Fingerprint: "safetensors"}
+	for _, withConfig := range []bool{true, false} {
+		m := filepath.Join(t.TempDir(), "minilm")
+		if err := os.Mkdir(m, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		links := []string{"tokenizer.json"}
+		if withConfig {
+			links = append(links, "config.json")
+		}
+		for _, name := range links {
+			if err := os.Symlink(filepath.Join(dir, name), filepath.Join(m, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := onnx.WriteFile(filepath.Join(m, "model.onnx"), st.Tensors, cfg, onnx.ExportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		om, err := experiment.OpenDense("minilm", m, experiment.ModelOptions{Engine: "go"})
+		if err != nil {
+			t.Fatalf("config.json %v: %v", withConfig, err)
+		}
+		got, err := om.Embedder.EmbedIDs(ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			for j := range want[i] {
+				if math.Float32bits(got[i][j]) != math.Float32bits(want[i][j]) {
+					t.Fatalf("config.json %v: sequence %d element %d: %v from model.onnx, %v from safetensors", withConfig, i, j, got[i][j], want[i][j])
+				}
+			}
+		}
+		if prev, dup := fingerprints[om.Fingerprint]; dup {
+			t.Errorf("config.json %v: fingerprint %q is also %s's", withConfig, om.Fingerprint, prev)
+		}
+		fingerprints[om.Fingerprint] = fmt.Sprintf("config.json %v", withConfig)
 	}
 }

@@ -33,9 +33,10 @@ type Results struct {
 	// Warnings collects every dataset's and model's warnings, prefixed by
 	// what they concern.
 	Warnings []string `json:"warnings,omitempty"`
-	// Average holds, with several datasets, each model's change from
-	// clean at every rate averaged over the datasets (the paper's Table
-	// 3); nil with one dataset.
+	// Average holds, with several datasets with qrels, each model's
+	// change from clean at every rate averaged over them (the paper's
+	// Table 3); nil with fewer than two (datasets without qrels have no
+	// st values to average).
 	Average []*AverageDrop `json:"average_drops,omitempty"`
 }
 
@@ -76,6 +77,16 @@ type DatasetResult struct {
 	// queries searched. Unjudged were excluded and are counted here.
 	Judged   int `json:"judged_queries"`
 	Unjudged int `json:"unjudged_queries"`
+	// QrelsAbsent reports a dataset without relevance judgments (a
+	// DPR-style question set: answers.jsonl and no qrels). Its searched
+	// queries are the questions with answers (Answers.Questions of
+	// them); Judged and Unjudged are 0, Qrels is nil, and its runs hold
+	// the answer accuracy only: no st, trec or dureader values, no
+	// comparisons of them.
+	QrelsAbsent bool `json:"qrels_absent"`
+	// Unanswered counts the queries of a dataset without qrels that have
+	// no answers entry: they were excluded.
+	Unanswered int `json:"unanswered_queries,omitempty"`
 	// NoRelevant counts judged queries without a relevant document: the st
 	// convention drops them from its averages, trec scores them 0.
 	NoRelevant int `json:"queries_without_relevant"`
@@ -90,6 +101,7 @@ type DatasetResult struct {
 	Answers *AnswerSummary `json:"answers,omitempty"`
 	// Qrels are the judgments of the evaluated queries, the ones every
 	// run was scored against; package report writes them beside the runs.
+	// Nil when QrelsAbsent.
 	Qrels metrics.Qrels `json:"-"`
 }
 
@@ -135,7 +147,9 @@ type RunResult struct {
 	ChangedTokens    int     `json:"changed_tokens"`
 	ConsideredTokens int     `json:"considered_tokens"`
 	ChangedFraction  float64 `json:"changed_fraction"`
-	// ST and TREC map measure names to the mean over evaluated queries.
+	// ST and TREC map measure names to the mean over evaluated queries;
+	// nil, as PerQuery and VsClean are, on a dataset without qrels
+	// (DatasetResult.QrelsAbsent).
 	ST   map[string]float64 `json:"st"`
 	TREC map[string]float64 `json:"trec"`
 	// STQueries and TRECQueries count the queries averaged over.
@@ -200,7 +214,8 @@ func NewStat(xs []float64) Stat {
 type RateSummary struct {
 	Rate  float64  `json:"rate"`
 	Seeds []uint64 `json:"seeds"`
-	// ST and TREC: mean and SD over seeds of each measure's mean.
+	// ST and TREC: mean and SD over seeds of each measure's mean; nil,
+	// as Drop and TRECDrop are, on a dataset without qrels.
 	ST   map[string]Stat `json:"st"`
 	TREC map[string]Stat `json:"trec"`
 	// ChangedFraction: mean and SD over seeds of the changed fraction.

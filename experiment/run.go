@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -96,8 +97,12 @@ func (r *runner) warn(dataset, model, format string, args ...any) string {
 // encodes (or loads from cfg.Cache) the corpus, runs the judged queries
 // clean and perturbed at every rate > 0 with every seed, scores every run
 // under the st and trec conventions, and compares each perturbed run with
-// the clean one. progress, when not nil, receives progress events; it is
-// called from the goroutine that called Run.
+// the clean one. A dataset without qrels (dataset.Collection.NoQrels)
+// needs task dpr or dureader: its questions with answers are searched and
+// only their answer accuracy is measured (DatasetResult.QrelsAbsent);
+// task ir fails on it with an error wrapping ErrNoQrels. progress, when
+// not nil, receives progress events; it is called from the goroutine that
+// called Run.
 func Run(ctx context.Context, cfg Config, progress func(Event)) (*Results, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -311,6 +316,9 @@ func (r *runner) dataset(c *dataset.Collection, name, source string, models []*M
 			return nil, fmt.Errorf("dataset %s: query id %q is empty or holds white space, which TREC run files cannot hold", source, q.ID)
 		}
 	}
+	if c.NoQrels {
+		return r.datasetWithoutQrels(c, name, source, models, multi, dr)
+	}
 	// The judged queries are searched; the qrels are cut to them, so that
 	// every average is over the queries run (a query retrieving nothing
 	// scores 0 rather than vanishing from the average).
@@ -344,6 +352,12 @@ func (r *runner) dataset(c *dataset.Collection, name, source string, models []*M
 	if err != nil {
 		return nil, err
 	}
+	return r.models(c, name, queries, qrels, td, models, multi, dr)
+}
+
+// models evaluates every model on collection c's queries and adds the
+// results to dr.
+func (r *runner) models(c *dataset.Collection, name string, queries []dataset.Query, qrels metrics.Qrels, td *taskData, models []*Model, multi bool, dr *DatasetResult) (*DatasetResult, error) {
 	encodedHash := EncodedCorpusHash(c.Corpus, r.cfg.PassageText)
 	for _, m := range models {
 		mr, err := r.model(c, name, encodedHash, queries, qrels, td, m, multi)
@@ -353,6 +367,52 @@ func (r *runner) dataset(c *dataset.Collection, name, source string, models []*M
 		dr.Models = append(dr.Models, mr)
 	}
 	return dr, nil
+}
+
+// ErrNoQrels is wrapped by Run's error when a dataset without relevance
+// judgments (dataset.Collection.NoQrels) meets a task that needs them
+// (TaskIR): the task asked for does not suit the data.
+var ErrNoQrels = errors.New("no relevance judgments (qrels)")
+
+// datasetWithoutQrels evaluates the models on a collection without
+// relevance judgments, a DPR-style question set: the questions with
+// answers are searched, and only the task's answer accuracy is measured,
+// as DPR defines its evaluation. The st, trec and dureader scores, which
+// need judgments, are left out, not reported as zeros.
+func (r *runner) datasetWithoutQrels(c *dataset.Collection, name, source string, models []*Model, multi bool, dr *DatasetResult) (*DatasetResult, error) {
+	dr.QrelsAbsent = true
+	if !hasAnswers(r.cfg.Task) {
+		return nil, fmt.Errorf("dataset %s: %w: there is no qrels/%s.tsv, which task %s scores runs against; with its answers (answers.jsonl), task %s measures DPR's answer accuracy instead",
+			source, ErrNoQrels, r.cfg.Split, r.cfg.Task, TaskDPR)
+	}
+	src, answers := answerSource(c, r.cfg.Task)
+	if answers == nil {
+		return nil, fmt.Errorf("dataset %s has no relevance judgments (qrels) and no answers (answers.jsonl): task %s has nothing to measure", source, r.cfg.Task)
+	}
+	var queries []dataset.Query
+	for _, q := range c.Queries {
+		if _, ok := answers[q.ID]; ok {
+			queries = append(queries, q)
+		}
+	}
+	dr.Unanswered = len(c.Queries) - len(queries)
+	dropped := "st and trec scores"
+	if r.cfg.Task == TaskDuReader {
+		dropped = "st, trec and dureader scores"
+	}
+	dr.Warnings = append(dr.Warnings, r.warn(name, "", "the dataset has no relevance judgments (no qrels/%s.tsv): only the answer accuracy is measured; the %s need judgments and are not computed", r.cfg.Split, dropped))
+	if dr.Unanswered > 0 {
+		dr.Warnings = append(dr.Warnings, r.warn(name, "", "%d of %d queries have no %s and are excluded", dr.Unanswered, dr.Queries, src))
+	}
+	if len(queries) == 0 {
+		return nil, fmt.Errorf("dataset %s has no relevance judgments (qrels) and none of its %d queries has %s: nothing to evaluate", source, len(c.Queries), src)
+	}
+	td, err := r.prepareTask(c, name, queries, dr)
+	if err != nil {
+		return nil, err
+	}
+	td.noQrels = true
+	return r.models(c, name, queries, nil, td, models, multi, dr)
 }
 
 // model evaluates model m on one collection.
@@ -439,7 +499,7 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 	if err != nil {
 		return nil, fmt.Errorf("clean run: %w", err)
 	}
-	mr.Clean, err = r.score(qrels, cleanRun)
+	mr.Clean, err = r.score(qrels, cleanRun, td)
 	if err != nil {
 		return nil, fmt.Errorf("scoring the clean run: %w", err)
 	}
@@ -464,7 +524,7 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 			if err != nil {
 				return nil, fmt.Errorf("run at rate %v seed %d: %w", p.rate, p.seed, err)
 			}
-			rr, err := r.score(qrels, run)
+			rr, err := r.score(qrels, run, td)
 			if err != nil {
 				return nil, fmt.Errorf("scoring the run at rate %v seed %d: %w", p.rate, p.seed, err)
 			}
@@ -481,9 +541,11 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 			if rr.ConsideredTokens > 0 {
 				rr.ChangedFraction = float64(rr.ChangedTokens) / float64(rr.ConsideredTokens)
 			}
-			rr.VsClean, err = r.compare(mr.Clean, []*RunResult{rr}, r.res.STMeasures, true)
-			if err != nil {
-				return nil, err
+			if judged(td) {
+				rr.VsClean, err = r.compare(mr.Clean, []*RunResult{rr}, r.res.STMeasures, true)
+				if err != nil {
+					return nil, err
+				}
 			}
 			if len(rateRuns) == 0 && r.cfg.Examples > 0 {
 				examples = pickExamples(p.perturbs, queries, p.rate, p.seed, r.cfg.Examples)
@@ -491,7 +553,7 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 			rateRuns = append(rateRuns, rr)
 			tick()
 		}
-		sum, err := r.summarizeRate(mr.Clean, rate, seeds, rateRuns)
+		sum, err := r.summarizeRate(mr.Clean, rate, seeds, rateRuns, td)
 		if err != nil {
 			return nil, err
 		}
@@ -605,8 +667,12 @@ func (r *runner) search(idx index, queries []dataset.Query, ids [][]int32) (metr
 
 // score evaluates run under st and trec. Every searched query is in qrels
 // and the averages are over all of them (Complete): a query that
-// retrieved nothing scores 0.
-func (r *runner) score(qrels metrics.Qrels, run metrics.Run) (*RunResult, error) {
+// retrieved nothing scores 0. Without qrels (see judged) the run is kept
+// unscored: ST, TREC and PerQuery stay nil.
+func (r *runner) score(qrels metrics.Qrels, run metrics.Run, td *taskData) (*RunResult, error) {
+	if !judged(td) {
+		return &RunResult{Run: run}, nil
+	}
 	rr := &RunResult{Run: run, PerQuery: map[string]QueryValues{}}
 	for _, conv := range []metrics.Convention{metrics.ConventionST, metrics.ConventionTREC} {
 		ms := r.st
@@ -675,8 +741,16 @@ func trecGetter(name string) func(*RunResult, string) (float64, bool) {
 // values returns, for the queries of clean that have a value (read by
 // get), the clean value and the perturbed runs' values averaged over runs.
 func values(clean *RunResult, runs []*RunResult, get func(*RunResult, string) (float64, bool)) (qids []string, a, b []float64) {
-	// Every query searched is in PerQuery (answer questions are a subset).
+	// Every query searched is in the run, and with qrels in PerQuery
+	// (answer questions are a subset).
+	seen := make(map[string]bool, len(clean.Run))
 	for qid := range clean.PerQuery {
+		seen[qid] = true
+	}
+	for qid := range clean.Run {
+		seen[qid] = true
+	}
+	for qid := range seen {
 		if _, ok := get(clean, qid); ok {
 			qids = append(qids, qid)
 		}
@@ -733,9 +807,10 @@ func (r *runner) compareBy(clean *RunResult, runs []*RunResult, names []string, 
 	return out, nil
 }
 
-// summarizeRate summarises the runs of one rate over seeds.
-func (r *runner) summarizeRate(clean *RunResult, rate float64, seeds []uint64, runs []*RunResult) (*RateSummary, error) {
-	s := &RateSummary{Rate: rate, Seeds: seeds, ST: map[string]Stat{}, TREC: map[string]Stat{}}
+// summarizeRate summarises the runs of one rate over seeds; without qrels
+// only the changed fraction and the task's answer accuracy.
+func (r *runner) summarizeRate(clean *RunResult, rate float64, seeds []uint64, runs []*RunResult, td *taskData) (*RateSummary, error) {
+	s := &RateSummary{Rate: rate, Seeds: seeds}
 	stat := func(f func(*RunResult) float64) Stat {
 		xs := make([]float64, len(runs))
 		for i, rr := range runs {
@@ -743,13 +818,20 @@ func (r *runner) summarizeRate(clean *RunResult, rate float64, seeds []uint64, r
 		}
 		return NewStat(xs)
 	}
+	s.ChangedFraction = stat(func(rr *RunResult) float64 { return rr.ChangedFraction })
+	if !judged(td) {
+		if err := r.summarizeTask(clean, runs, s, td); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	s.ST, s.TREC = map[string]Stat{}, map[string]Stat{}
 	for _, name := range r.res.STMeasures {
 		s.ST[name] = stat(func(rr *RunResult) float64 { return rr.ST[name] })
 	}
 	for _, name := range r.res.TRECMeasures {
 		s.TREC[name] = stat(func(rr *RunResult) float64 { return rr.TREC[name] })
 	}
-	s.ChangedFraction = stat(func(rr *RunResult) float64 { return rr.ChangedFraction })
 	var err error
 	if len(runs) == 1 && runs[0].VsClean != nil {
 		// One seed: the drop is the run's own comparison with the clean
@@ -761,7 +843,7 @@ func (r *runner) summarizeRate(clean *RunResult, rate float64, seeds []uint64, r
 	if s.TRECDrop, err = r.compare(clean, runs, r.res.TRECMeasures, false); err != nil {
 		return nil, err
 	}
-	if err := r.summarizeTask(clean, runs, s); err != nil {
+	if err := r.summarizeTask(clean, runs, s, td); err != nil {
 		return nil, err
 	}
 	return s, nil

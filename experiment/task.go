@@ -99,6 +99,23 @@ type taskData struct {
 	questions []answer.Question
 	passages  *answer.Passages
 	opts      answer.Options
+	// noQrels: the dataset has no relevance judgments, so only the
+	// answer accuracy is measured.
+	noQrels bool
+}
+
+// judged reports whether the runs of the dataset td belongs to are scored
+// against qrels (td is nil for task ir, which always has them).
+func judged(td *taskData) bool { return td == nil || !td.noQrels }
+
+// answerSource returns the answers the task measures the answer accuracy
+// with, and their name: DuReader's extractive answers for task dureader
+// when the collection has them, else answers.jsonl's answers.
+func answerSource(c *dataset.Collection, task string) (string, map[string][]string) {
+	if task == TaskDuReader && c.ExtractiveAnswers != nil {
+		return "extractive answers", c.ExtractiveAnswers
+	}
+	return "answers", c.Answers
 }
 
 // prepareTask builds the dataset's questions for the answer accuracy; it
@@ -107,10 +124,7 @@ func (r *runner) prepareTask(c *dataset.Collection, name string, queries []datas
 	if !hasAnswers(r.cfg.Task) {
 		return nil, nil
 	}
-	src, answers := "answers", c.Answers
-	if r.cfg.Task == TaskDuReader && c.ExtractiveAnswers != nil {
-		src, answers = "extractive answers", c.ExtractiveAnswers
-	}
+	src, answers := answerSource(c, r.cfg.Task)
 	if answers == nil && r.cfg.Task == TaskDuReader {
 		dr.Warnings = append(dr.Warnings, r.warn(name, "", "the dataset has no answers (answers.jsonl): no answer accuracy, only the dureader convention"))
 		return nil, nil
@@ -179,7 +193,7 @@ func (r *runner) scoreTask(td *taskData, qrels metrics.Qrels, rr *RunResult) err
 			}
 		}
 	}
-	if r.cfg.Task != TaskDuReader {
+	if r.cfg.Task != TaskDuReader || !judged(td) {
 		return nil
 	}
 	ms, err := parseInOrder(DuReaderMeasures, metrics.ConventionDuReader)
@@ -236,8 +250,8 @@ func answerGetter(mode string, k int) func(*RunResult, string) (float64, bool) {
 }
 
 // summarizeTask adds the task's summaries over seeds to s.
-func (r *runner) summarizeTask(clean *RunResult, runs []*RunResult, s *RateSummary) error {
-	if r.cfg.Task == TaskDuReader {
+func (r *runner) summarizeTask(clean *RunResult, runs []*RunResult, s *RateSummary, td *taskData) error {
+	if r.cfg.Task == TaskDuReader && judged(td) {
 		s.DuReader = map[string]Stat{}
 		for _, name := range r.res.DuReaderMeasures {
 			xs := make([]float64, len(runs))
@@ -336,10 +350,16 @@ func isCJK(r rune) bool {
 }
 
 // averageDrops computes Results.Average: for every model run on every
-// dataset, every perturbed rate and st measure, the drop averaged over
-// datasets and the paired comparison over the pooled queries.
+// dataset with qrels, every perturbed rate and st measure, the drop
+// averaged over those datasets and the paired comparison over the pooled
+// queries. Datasets without qrels have no st values and are left out.
 func (r *runner) averageDrops() ([]*AverageDrop, error) {
-	ds := r.res.Datasets
+	var ds []*DatasetResult
+	for _, d := range r.res.Datasets {
+		if !d.QrelsAbsent {
+			ds = append(ds, d)
+		}
+	}
 	if len(ds) < 2 {
 		return nil, nil
 	}

@@ -181,15 +181,9 @@ func Reproduction(w io.Writer, res *experiment.Results, o ReproductionOptions) e
 	if o.Machine != "" {
 		fmt.Fprintf(&b, "Machine: %s  \n", o.Machine)
 	}
-	fmt.Fprintf(&b, "dreval %s; datasets: %s; models: %s; perturbation %s (oov %s, special tokens perturbed: %v); rates %s; %s.\n\n",
-		res.Version, strings.Join(res.Config.Data, ", "), strings.Join(res.Config.Models, ", "), res.Config.Perturbation, res.Config.OOV,
-		!res.Config.ProtectSpecial, rateList(res.Config.Rates), seedList(res.Config.Seeds))
+	b.WriteString(protocolLine(res) + "\n\n")
 	b.WriteString("## What the study claims, and what we can check\n\n")
-	b.WriteString("The study reports that dense retrievers lose effectiveness under tokenizer poisoning (query token ids shifted), that the drop grows from 5% to 20% of the tokens perturbed, and that all the models it tests are affected: BERT, DPR, Contriever, SimCSE and ANCE. ")
-	b.WriteString("We cannot run those models here: we run the models installed (" + strings.Join(res.Config.Models, ", ") + "), so the model-by-model numbers are not comparable; what can be compared is the shape of the findings. ")
-	if len(res.Config.Seeds) < 5 {
-		fmt.Fprintf(&b, "Note: %d seeds, fewer than the protocol's 5. ", len(res.Config.Seeds))
-	}
+	b.WriteString(claims(res))
 	b.WriteString("\n\n## Findings, checked against our numbers\n\n")
 	for _, f := range Findings(res) {
 		b.WriteString("- " + f + "\n")
@@ -198,24 +192,7 @@ func Reproduction(w io.Writer, res *experiment.Results, o ReproductionOptions) e
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
-	tables := []*Table{}
-	if t := AverageDropTable(res, o.DropRates); t != nil {
-		t.Title = "Table 3: " + t.Title
-		tables = append(tables, t)
-	}
-	if t := AverageTable(res); t != nil {
-		t.Title = "Table 2: " + t.Title
-		tables = append(tables, t)
-	}
-	for _, ds := range res.Datasets {
-		t := MainTable(res, ds)
-		t.Title = "Tables 5-7: " + t.Title
-		tables = append(tables, t)
-		if d := DropTable(res, ds); len(d.Rows) > 0 {
-			tables = append(tables, d)
-		}
-	}
-	for _, t := range tables {
+	for _, t := range ReproductionTables(res, o.DropRates) {
 		if err := t.Markdown(w); err != nil {
 			return err
 		}
@@ -231,6 +208,52 @@ func Reproduction(w io.Writer, res *experiment.Results, o ReproductionOptions) e
 	s = strings.ReplaceAll(s, "\n## ", "\n### ")
 	_, err := io.WriteString(w, s)
 	return err
+}
+
+// protocolLine describes the run: version, datasets, models, perturbation,
+// rates and seeds.
+func protocolLine(res *experiment.Results) string {
+	return fmt.Sprintf("dreval %s; datasets: %s; models: %s; perturbation %s (oov %s, special tokens perturbed: %v); rates %s; %s.",
+		res.Version, strings.Join(res.Config.Data, ", "), strings.Join(res.Config.Models, ", "), res.Config.Perturbation, res.Config.OOV,
+		!res.Config.ProtectSpecial, rateList(res.Config.Rates), seedList(res.Config.Seeds))
+}
+
+// claims is the paragraph on what the study claims and what can be
+// checked, ending with a space.
+func claims(res *experiment.Results) string {
+	var b strings.Builder
+	b.WriteString("The study reports that dense retrievers lose effectiveness under tokenizer poisoning (query token ids shifted), that the drop grows from 5% to 20% of the tokens perturbed, and that all the models it tests are affected: BERT, DPR, Contriever, SimCSE and ANCE. ")
+	b.WriteString("We cannot run those models here: we run the models installed (" + strings.Join(res.Config.Models, ", ") + "), so the model-by-model numbers are not comparable; what can be compared is the shape of the findings. ")
+	if len(res.Config.Seeds) < 5 {
+		fmt.Fprintf(&b, "Note: %d seeds, fewer than the protocol's 5. ", len(res.Config.Seeds))
+	}
+	return b.String()
+}
+
+// ReproductionTables returns the tables of the reproduction in the
+// study's shapes and order, titled with the study's numbers: Table 3, the
+// average drop at dropRates (nil: every perturbed rate), Table 2, the
+// average over datasets (with several datasets), then per dataset Tables
+// 5-7, the main table, and its drop table.
+func ReproductionTables(res *experiment.Results, dropRates []float64) []*Table {
+	tables := []*Table{}
+	if t := AverageDropTable(res, dropRates); t != nil {
+		t.Title = "Table 3: " + t.Title
+		tables = append(tables, t)
+	}
+	if t := AverageTable(res); t != nil {
+		t.Title = "Table 2: " + t.Title
+		tables = append(tables, t)
+	}
+	for _, ds := range res.Datasets {
+		t := MainTable(res, ds)
+		t.Title = "Tables 5-7: " + t.Title
+		tables = append(tables, t)
+		if d := DropTable(res, ds); len(d.Rows) > 0 {
+			tables = append(tables, d)
+		}
+	}
+	return tables
 }
 
 func rateList(rs []float64) string {

@@ -70,17 +70,50 @@ func seedList(s []uint64) string {
 // MainTable is the paper's table for one dataset: for every model a clean
 // row and one row per perturbation rate, columns the st measures (Acc@1
 // Prec@1 Rec@1 NDCG@10 MRR@10 MAP@100), perturbed cells mean ± sd over
-// seeds.
+// seeds. For a dataset without qrels (QrelsAbsent) it has no rows, only a
+// title and caption saying why: callers skip tables without rows (see
+// DatasetTables), as they skip a DropTable of clean runs.
 func MainTable(res *experiment.Results, ds *experiment.DatasetResult) *Table {
+	if ds.QrelsAbsent {
+		return noQrelsTable(ds.Name, ds.Name+": no relevance judgments (qrels)", "st measures", res, ds)
+	}
 	return convTable(res, ds, res.STMeasures, true)
 }
 
 // TRECTable is MainTable with the trec_eval measures.
 func TRECTable(res *experiment.Results, ds *experiment.DatasetResult) *Table {
+	if ds.QrelsAbsent {
+		return noQrelsTable("trec-"+ds.Name, ds.Name+": trec_eval measures: no relevance judgments (qrels)", "trec_eval measures", res, ds)
+	}
 	t := convTable(res, ds, res.TRECMeasures, false)
 	t.Name = "trec-" + ds.Name
 	t.Title = ds.Name + ": trec_eval measures"
 	return t
+}
+
+// noQrelsTable is the table without rows that stands for a qrels-based
+// table of a dataset without qrels.
+func noQrelsTable(name, title, what string, res *experiment.Results, ds *experiment.DatasetResult) *Table {
+	caption := "The dataset has no relevance judgments (qrels): the " + what + " cannot be computed and are not reported."
+	if AnswerTable(res, ds) != nil {
+		caption += " Its results are the answer-span accuracy."
+	}
+	return &Table{Name: name, Title: title, Header: []string{"Model", "Run"}, Groups: map[int]bool{}, Caption: caption}
+}
+
+// DatasetTables returns the tables of one dataset in reading order: the
+// main (st) table, the trec table, the dureader and answer tables of the
+// task, the drop table and the answer drop table. Tables that do not apply
+// are left out: those of the task when it has none, drop tables without
+// perturbed runs, and the qrels-based tables of a dataset without qrels.
+func DatasetTables(res *experiment.Results, ds *experiment.DatasetResult) []*Table {
+	var out []*Table
+	for _, t := range []*Table{MainTable(res, ds), TRECTable(res, ds), DuReaderTable(res, ds), AnswerTable(res, ds), DropTable(res, ds), AnswerDropTable(res, ds)} {
+		if t != nil && len(t.Rows) > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func convTable(res *experiment.Results, ds *experiment.DatasetResult, measures []string, st bool) *Table {
@@ -130,31 +163,38 @@ func labels(ms []string) []string {
 
 // AverageTable is MainTable averaged over datasets: clean cells are the
 // mean of the datasets' clean values; perturbed cells average the
-// datasets' runs seed by seed, then give mean ± sd over seeds. It returns
-// nil with fewer than two datasets.
+// datasets' runs seed by seed, then give mean ± sd over seeds. Datasets
+// without qrels have no st values and are left out; it returns nil with
+// fewer than two datasets with qrels.
 func AverageTable(res *experiment.Results) *Table {
-	if len(res.Datasets) < 2 {
+	var datasets []*experiment.DatasetResult
+	for _, d := range res.Datasets {
+		if !d.QrelsAbsent {
+			datasets = append(datasets, d)
+		}
+	}
+	if len(datasets) < 2 {
 		return nil
 	}
-	names := make([]string, len(res.Datasets))
-	for i, d := range res.Datasets {
+	names := make([]string, len(datasets))
+	for i, d := range datasets {
 		names[i] = d.Name
 	}
 	t := &Table{
 		Name:    "average",
-		Title:   fmt.Sprintf("Average over %d datasets (%s)", len(res.Datasets), strings.Join(names, ", ")),
+		Title:   fmt.Sprintf("Average over %d datasets (%s)", len(datasets), strings.Join(names, ", ")),
 		Header:  append([]string{"Model", "Run"}, labels(res.STMeasures)...),
 		Groups:  map[int]bool{},
 		Caption: seedsNote(res) + " Each seed's value is first averaged over the datasets.",
 	}
 	for _, model := range modelNames(res) {
-		per := make([]*experiment.ModelResult, 0, len(res.Datasets))
-		for _, d := range res.Datasets {
+		per := make([]*experiment.ModelResult, 0, len(datasets))
+		for _, d := range datasets {
 			if m := findModel(d, model); m != nil {
 				per = append(per, m)
 			}
 		}
-		if len(per) != len(res.Datasets) {
+		if len(per) != len(datasets) {
 			continue // not run on every dataset: no honest average
 		}
 		t.Groups[len(t.Rows)] = true
@@ -195,7 +235,8 @@ func AverageTable(res *experiment.Results) *Table {
 // DropTable is, for one dataset, the change of every st measure from the
 // clean run to the perturbed runs averaged over seeds (query by query),
 // with the two-sided paired randomization test's p-value, and the
-// realised fraction of changed query tokens.
+// realised fraction of changed query tokens. It has no rows without
+// perturbed runs, or for a dataset without qrels (QrelsAbsent).
 func DropTable(res *experiment.Results, ds *experiment.DatasetResult) *Table {
 	hdr := []string{"Model", "Rate", "Changed tokens"}
 	for _, m := range res.STMeasures {
@@ -209,6 +250,9 @@ func DropTable(res *experiment.Results, ds *experiment.DatasetResult) *Table {
 		Caption: "Δ = perturbed minus clean, each query's perturbed value averaged over the seeds first; p: the randomization test's. " +
 			res.Significance + "; t-test p-values and confidence intervals are in results.json. " +
 			"Changed tokens: realised fraction of query tokens changed (mean ± sd over seeds).",
+	}
+	if ds.QrelsAbsent {
+		return t
 	}
 	for _, m := range ds.Models {
 		t.Groups[len(t.Rows)] = true

@@ -9,9 +9,10 @@ import (
 )
 
 // DuReaderTable is MainTable with the dureader convention's measures
-// (MRR@10, recall@1, recall@50); nil unless the task is dureader.
+// (MRR@10, recall@1, recall@50); nil unless the task is dureader and the
+// dataset has qrels.
 func DuReaderTable(res *experiment.Results, ds *experiment.DatasetResult) *Table {
-	if len(res.DuReaderMeasures) == 0 {
+	if len(res.DuReaderMeasures) == 0 || ds.QrelsAbsent {
 		return nil
 	}
 	t := &Table{
@@ -53,6 +54,13 @@ func answerNote(ds *experiment.DatasetResult) string {
 	}
 	if n := len(a.WithoutAnswers); n > 0 {
 		s += fmt.Sprintf(" %d searched queries have no answers and are left out.", n)
+	}
+	if ds.QrelsAbsent {
+		s += " The dataset has no relevance judgments (qrels), like DPR's question sets: its questions with answers were searched"
+		if ds.Unanswered > 0 {
+			s += fmt.Sprintf(" (%d queries without answers were not)", ds.Unanswered)
+		}
+		s += ", and the answer accuracy is its only measure."
 	}
 	return s
 }

@@ -21,25 +21,12 @@ type File struct {
 	Data []byte
 }
 
-// Tables returns every table of res in reading order: per dataset the main
-// (st) table, the trec table and the drop table (when there are perturbed
-// runs), then the average over datasets when there are several.
+// Tables returns every table of res in reading order: per dataset its
+// DatasetTables, then the average over datasets when there are several.
 func Tables(res *experiment.Results) []*Table {
 	var out []*Table
 	for _, ds := range res.Datasets {
-		out = append(out, MainTable(res, ds), TRECTable(res, ds))
-		if t := DuReaderTable(res, ds); t != nil {
-			out = append(out, t)
-		}
-		if t := AnswerTable(res, ds); t != nil {
-			out = append(out, t)
-		}
-		if d := DropTable(res, ds); len(d.Rows) > 0 {
-			out = append(out, d)
-		}
-		if t := AnswerDropTable(res, ds); t != nil && len(t.Rows) > 0 {
-			out = append(out, t)
-		}
+		out = append(out, DatasetTables(res, ds)...)
 	}
 	if t := AverageTable(res); t != nil {
 		out = append(out, t)
@@ -54,12 +41,8 @@ func Tables(res *experiment.Results) []*Table {
 // datasets) as Markdown: what the command line prints.
 func Summary(w io.Writer, res *experiment.Results) error {
 	for _, ds := range res.Datasets {
-		if err := MainTable(res, ds).Markdown(w); err != nil {
-			return err
-		}
-		fmt.Fprintln(w)
-		for _, t := range []*Table{DuReaderTable(res, ds), AnswerTable(res, ds)} {
-			if t == nil {
+		for _, t := range []*Table{MainTable(res, ds), DuReaderTable(res, ds), AnswerTable(res, ds)} {
+			if t == nil || len(t.Rows) == 0 { // no qrels: no main table
 				continue
 			}
 			if err := t.Markdown(w); err != nil {
@@ -92,16 +75,14 @@ func JSON(w io.Writer, res *experiment.Results) error {
 	return err
 }
 
-// ChartFile is the name of the rate chart: of the single dataset, or of
-// the average over datasets; with several datasets each also gets
-// ndcg_vs_rate_<dataset>.svg.
-const ChartFile = "ndcg_vs_rate.svg"
-
 // Files returns every output file of res, in a stable order:
 // results.json, the run files (runs/...), the qrels they were scored
 // against (qrels/<dataset>.qrels), tables.md, tables.tex, one CSV per
-// table (tables/<name>.csv), examples.md, the charts and report.html.
-func Files(res *experiment.Results) ([]File, error) {
+// table (tables/<name>.csv), examples.md, charts and report.html (which
+// inlines them). charts are SVG files, as package report/ratechart's Files
+// makes them; report itself draws none, so that the browser app can use
+// it without the plotting library.
+func Files(res *experiment.Results, charts []File) ([]File, error) {
 	var files []File
 	add := func(p string, f func(io.Writer) error) error {
 		var b bytes.Buffer
@@ -167,46 +148,16 @@ func Files(res *experiment.Results) ([]File, error) {
 	if err := add("examples.md", func(w io.Writer) error { return Examples(w, res) }); err != nil {
 		return nil, err
 	}
-	charts, err := Charts(res)
-	if err != nil {
-		return nil, err
-	}
 	for _, c := range charts {
+		if err := checkRel(c.Path); err != nil {
+			return nil, err
+		}
 		files = append(files, File{Path: c.Path, Data: c.Data})
 	}
 	if err := add("report.html", func(w io.Writer) error { return HTML(w, res, charts) }); err != nil {
 		return nil, err
 	}
 	return files, nil
-}
-
-// Charts returns the rate charts: ChartFile, and with several datasets one
-// per dataset.
-func Charts(res *experiment.Results) ([]File, error) {
-	var out []File
-	switch len(res.Datasets) {
-	case 0:
-		return nil, nil
-	case 1:
-		svg, err := RateChart(res, res.Datasets[0], ChartMeasure)
-		if err != nil {
-			return nil, err
-		}
-		return []File{{ChartFile, svg}}, nil
-	}
-	svg, err := RateChart(res, nil, ChartMeasure)
-	if err != nil {
-		return nil, err
-	}
-	out = append(out, File{ChartFile, svg})
-	for _, ds := range res.Datasets {
-		svg, err := RateChart(res, ds, ChartMeasure)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, File{strings.TrimSuffix(ChartFile, ".svg") + "_" + ds.Name + ".svg", svg})
-	}
-	return out, nil
 }
 
 // checkRel refuses paths that would leave the output directory.
@@ -218,10 +169,10 @@ func checkRel(p string) error {
 	return nil
 }
 
-// WriteDir writes Files(res) under dir, creating directories as needed.
-// It returns the paths written, sorted.
-func WriteDir(dir string, res *experiment.Results) ([]string, error) {
-	files, err := Files(res)
+// WriteDir writes Files(res, charts) under dir, creating directories as
+// needed. It returns the paths written, sorted.
+func WriteDir(dir string, res *experiment.Results, charts []File) ([]string, error) {
+	files, err := Files(res, charts)
 	if err != nil {
 		return nil, err
 	}

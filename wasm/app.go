@@ -98,7 +98,7 @@ func (a *app) open(ctx context.Context, name string, _ experiment.ModelOptions) 
 	}
 	cp := *m
 	cp.Close = nil // kept open for the next run
-	if m.Kind == experiment.Dense && !strings.HasPrefix(name, "/") {
+	if m.Kind == experiment.Dense && !strings.HasPrefix(name, "/") && !isUpload(name) {
 		a.mu.Lock()
 		sc, ok := a.servers[name]
 		a.mu.Unlock()
@@ -114,6 +114,8 @@ func (a *app) open(ctx context.Context, name string, _ experiment.ModelOptions) 
 			return &cp, nil
 		}
 		cp.Notes = append(slices.Clone(m.Notes), "encoding in the browser ("+sc.why+")")
+	} else if isUpload(name) {
+		cp.Notes = append(slices.Clone(m.Notes), "encoding in the browser (an uploaded model)")
 	}
 	if m.Kind == experiment.Dense {
 		if peers := a.peerList(); len(peers) > 0 {
@@ -169,18 +171,13 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 	if err := decode(msg.Get("request"), &q); err != nil {
 		return nil, fmt.Errorf("bad run request: %v", err)
 	}
+	if isUpload(q.Model) {
+		// Uploaded models live in modelsDir under names of their own.
+		a.registry.Register(q.Model, a.open)
+	}
 	start := time.Now()
 	cfg := q.Config(a.registry, a.cache)
-	last := time.Time{}
-	res, err := experiment.Run(ctx, cfg, func(e experiment.Event) {
-		// Counting events are throttled to keep the page's message queue
-		// short; the last of each step always goes.
-		if e.Total > 0 && e.Done < e.Total && time.Since(last) < 50*time.Millisecond {
-			return
-		}
-		last = time.Now()
-		progress(map[string]any{"type": "progress", "step": e.Step, "label": e.Label(), "done": e.Done, "total": e.Total, "unit": e.Unit, "message": e.Message})
-	})
+	res, err := experiment.Run(ctx, cfg, progressEvents(progress))
 	if err != nil {
 		return nil, err
 	}
@@ -393,15 +390,24 @@ func (a *app) bench(msg js.Value) (map[string]any, error) {
 	for i := range seqs {
 		seqs[i] = seq
 	}
-	if _, err := m.Embedder.EmbedIDs(seqs[:1]); err != nil { // warm up
+	// With "all", the batches are split between this worker and its
+	// helpers as a run splits them (helperEmbedder), 32 sequences each.
+	emb, workers := m.Embedder, 1
+	if msg.Get("all").Truthy() {
+		if peers := a.peerList(); len(peers) > 0 {
+			emb, workers = &helperEmbedder{local: m.Embedder, model: name, peers: peers, a: a}, 1+len(peers)
+		}
+	}
+	if _, err := emb.EmbedIDs(seqs[:min(n, workers)]); err != nil { // warm up (every worker)
 		return nil, err
 	}
+	batch := 32 * workers
 	start := time.Now()
-	for lo := 0; lo < n; lo += 32 {
-		if _, err := m.Embedder.EmbedIDs(seqs[lo:min(lo+32, n)]); err != nil {
+	for lo := 0; lo < n; lo += batch {
+		if _, err := emb.EmbedIDs(seqs[lo:min(lo+batch, n)]); err != nil {
 			return nil, err
 		}
 	}
 	sec := time.Since(start).Seconds()
-	return map[string]any{"sentences": n, "tokens": tokens, "seconds": sec, "perSecond": float64(n) / sec}, nil
+	return map[string]any{"sentences": n, "tokens": tokens, "workers": workers, "seconds": sec, "perSecond": float64(n) / sec}, nil
 }

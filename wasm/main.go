@@ -12,6 +12,11 @@
 //     the model open under the browser's engine, it embeds through the
 //     server's /api/encode instead (serverEmbedder); elsewhere it
 //     encodes here.
+//   - "reproduce": runs the study's protocol (experiment.Study, as "dreval
+//     reproduce" does) on the demo or an uploaded BEIR folder with the
+//     chosen models (the page checks static and bm25), through the same models
+//     as "run" (server or helper workers), and replies with package
+//     report's reproduction as HTML and as Markdown.
 //   - "embed" (from the first worker, through a MessagePort): embeds a
 //     chunk of token-id sequences with the named model.
 //   - "metrics": scores an uploaded TREC run against uploaded qrels, as
@@ -19,6 +24,9 @@
 //   - "vectors": searches uploaded corpus and query embeddings (.npy and
 //     id files) as "dreval search" does and scores the run against
 //     uploaded qrels as "dreval metrics" does (no model, no perturbation).
+//   - "model": opens a model (an upload) as a run would and describes it,
+//     so that a bad upload is reported before any run; "forget" drops an
+//     earlier upload's opened model.
 //   - "bench": times this worker alone embedding sentences of a given
 //     number of tokens (the browser figure of scripts/bench.sh).
 //
@@ -68,6 +76,15 @@ func (a *app) handle(msg, reply js.Value) {
 		}
 		out["type"] = "result"
 		post(out)
+	case "reproduce":
+		// Cancelled as a run is, by terminating the workers.
+		out, err := a.reproduce(context.Background(), msg, func(p map[string]any) { post(p) })
+		if err != nil {
+			fail(err)
+			return
+		}
+		out["type"] = "reproduction"
+		post(out)
 	case "view":
 		out, err := a.view(msg)
 		if err != nil {
@@ -109,6 +126,17 @@ func (a *app) handle(msg, reply js.Value) {
 		}
 		out["type"] = "metrics"
 		post(out)
+	case "model":
+		out, err := a.checkModel(msg)
+		if err != nil {
+			fail(err)
+			return
+		}
+		out["type"] = "model"
+		post(out)
+	case "forget":
+		a.forget(msg)
+		post(map[string]any{"type": "forgotten"})
 	case "metrics":
 		out, err := a.metrics(msg)
 		if err != nil {

@@ -167,8 +167,14 @@ func runDatasetInfo(env *cliEnv, args []string) error {
 		return err
 	}
 	s := c.Stats()
-	fmt.Fprintf(env.stdout, "collection\t%s\nsplit\t%s\ndocs\t%d\nqueries\t%d\njudged queries\t%d\nunjudged queries\t%d\njudgments\t%d\n",
-		c.Name, *split, s.Docs, s.Queries, s.JudgedQueries, s.UnjudgedQueries, s.Judgments)
+	fmt.Fprintf(env.stdout, "collection\t%s\nsplit\t%s\ndocs\t%d\nqueries\t%d\n", c.Name, *split, s.Docs, s.Queries)
+	if c.NoQrels {
+		// No judgments at all: counting every query "unjudged" would read
+		// as a defect of qrels that do not exist.
+		fmt.Fprintf(env.stdout, "qrels\tnone (answers only)\n")
+	} else {
+		fmt.Fprintf(env.stdout, "judged queries\t%d\nunjudged queries\t%d\njudgments\t%d\n", s.JudgedQueries, s.UnjudgedQueries, s.Judgments)
+	}
 	grades := make([]int, 0, len(s.Grades))
 	for g := range s.Grades {
 		grades = append(grades, g)
@@ -179,6 +185,9 @@ func runDatasetInfo(env *cliEnv, args []string) error {
 	}
 	if c.Answers != nil {
 		fmt.Fprintf(env.stdout, "answers\t%d queries\n", len(c.Answers))
+		if c.NoQrels {
+			fmt.Fprintf(env.stdout, "queries with answers\t%d\n", s.AnsweredQueries)
+		}
 	}
 	for _, w := range c.Warnings {
 		fmt.Fprintf(env.stderr, "warning: %s\n", w)

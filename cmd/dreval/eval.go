@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/dreval/dreval/internal/progress"
 	"github.com/dreval/dreval/perturb"
 	"github.com/dreval/dreval/report"
+	"github.com/dreval/dreval/report/ratechart"
 )
 
 func init() {
@@ -40,7 +42,12 @@ report.html.
 -task dpr adds DPR's answer-span top-k accuracy (answers.jsonl; yes/no
 questions count as misses and are reported), and dense models encode
 "title [SEP] text"; -task dureader adds the dureader convention and the
-answer accuracy of DuReader's extractive answers (string and substring).`
+answer accuracy of DuReader's extractive answers (string and substring).
+
+A DPR-style folder (corpus.jsonl, queries.jsonl, answers.jsonl and no
+qrels/ folder) needs no relevance judgments: with -task dpr its questions
+with answers are searched and the answer accuracy is its only measure
+(results.json says "qrels_absent": true); -task ir refuses it.`
 
 // evalRegistry returns the models eval can open; tests replace it.
 var evalRegistry = experiment.DefaultRegistry
@@ -192,10 +199,13 @@ func runEval(env *cliEnv, args []string) error {
 	if bar != nil {
 		bar.Done()
 	}
+	if errors.Is(err, experiment.ErrNoQrels) {
+		return usageErrorf("%v", err)
+	}
 	if err != nil {
 		return err
 	}
-	written, err := report.WriteDir(*out, res)
+	written, err := evalWriteDir(*out, res)
 	if err != nil {
 		return err
 	}
@@ -206,6 +216,16 @@ func runEval(env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stderr, "wrote %d files to %s (report.html, results.json, tables.md, runs/)\n", len(written), *out)
 	}
 	return nil
+}
+
+// evalWriteDir writes eval's output directory: report's files with the
+// rate charts of package ratechart.
+func evalWriteDir(dir string, res *experiment.Results) ([]string, error) {
+	charts, err := ratechart.Files(res)
+	if err != nil {
+		return nil, err
+	}
+	return report.WriteDir(dir, res, charts)
 }
 
 // evalSplitList splits a comma-separated flag value, dropping blanks.

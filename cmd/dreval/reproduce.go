@@ -12,7 +12,6 @@ import (
 
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/progress"
-	"github.com/dreval/dreval/perturb"
 	"github.com/dreval/dreval/report"
 )
 
@@ -23,9 +22,6 @@ func init() {
 		run:     runReproduce,
 	})
 }
-
-// reproduceRates are the study's rates.
-var reproduceRates = []float64{0, 0.05, 0.1, 0.2}
 
 // reproduceDefaultData are the collections reproduce runs by default,
 // relative to the repository root.
@@ -48,7 +44,7 @@ func runReproduce(env *cliEnv, args []string) error {
 	models := fs.String("models", evalDefaultModels, "models, comma-separated (by default, those of the defaults that are installed)")
 	modelDirs := fs.String("model-dirs", "", "more model `DIRS` to run, comma-separated")
 	modelsDir := fs.String("models-dir", defaultModelsDir(), "`directory` of installed models")
-	seeds := fs.Int("seeds", experiment.DefaultSeeds, "`number` of seeds per rate > 0 (the protocol: 5)")
+	seeds := fs.Int("seeds", experiment.StudySeeds, "`number` of seeds per rate > 0 (the protocol: 5)")
 	out := fs.String("out", "out/reproduce", "output `directory` of the eval outputs")
 	doc := fs.String("doc", "docs/reproduction.md", "the reproduction document to write (- for standard output)")
 	machine := fs.String("machine", "", "machine description for the document (default: GOOS/GOARCH and CPU count)")
@@ -84,20 +80,15 @@ func runReproduce(env *cliEnv, args []string) error {
 	if len(names) == 0 {
 		return fmt.Errorf("no model to run: none of %s is installed in %s and no -model-dirs given", evalDefaultModels, *modelsDir)
 	}
-	cfg := experiment.Config{
-		Data:     evalSplitList(*data),
-		Models:   names,
-		Registry: evalRegistry(),
-		ModelOptions: experiment.ModelOptions{
-			Engine: *engine, ModelsDir: *modelsDir, OrtLibrary: *ortLib,
-		},
-		Perturbation: perturb.Config{Mode: perturb.IDShift, OOV: perturb.Redraw},
-		Rates:        reproduceRates,
-		Seeds:        *seeds,
-		Resamples:    *resamples,
-		Cache:        experiment.DirCache{Dir: *cacheDir},
-		Version:      buildVersion(),
-	}
+	cfg := experiment.Study()
+	cfg.Data = evalSplitList(*data)
+	cfg.Models = names
+	cfg.Registry = evalRegistry()
+	cfg.ModelOptions = experiment.ModelOptions{Engine: *engine, ModelsDir: *modelsDir, OrtLibrary: *ortLib}
+	cfg.Seeds = *seeds
+	cfg.Resamples = *resamples
+	cfg.Cache = experiment.DirCache{Dir: *cacheDir}
+	cfg.Version = buildVersion()
 	if err := cfg.Validate(); err != nil {
 		return usageErrorf("%v", err)
 	}
@@ -122,7 +113,7 @@ func runReproduce(env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := report.WriteDir(*out, res); err != nil {
+	if _, err := evalWriteDir(*out, res); err != nil {
 		return err
 	}
 	m := *machine
@@ -133,7 +124,7 @@ func runReproduce(env *cliEnv, args []string) error {
 	err = report.Reproduction(&b, res, report.ReproductionOptions{
 		Command:   reproduceCommand(args),
 		Machine:   m,
-		DropRates: []float64{0.05, 0.2},
+		DropRates: experiment.StudyDropRates(),
 	})
 	if err != nil {
 		return err

@@ -120,6 +120,13 @@ func Open(dir string, o Options) (*Model, error) {
 		return nil, fmt.Errorf("engine %q is not known (known: auto, go, ort)", o.Engine)
 	}
 	isStatic, err := static.IsModelDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A BERT ONNX graph without config.json: encoder.Load reads the
+		// configuration from the graph.
+		if _, serr := os.Stat(filepath.Join(dir, encoder.ONNXFile)); serr == nil {
+			isStatic, err = false, nil
+		}
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w (is %s a model directory? \"dreval model get\" installs one)", err, dir)
@@ -158,7 +165,7 @@ func Open(dir string, o Options) (*Model, error) {
 	}
 	if emb.Dim() != b.Dim() || emb.VocabSize() != b.VocabSize() {
 		emb.Close()
-		return nil, fmt.Errorf("engine ort: %s has hidden size %d and %d tokens, but the model's safetensors weights have %d and %d; export it again with \"dreval model export-onnx\"",
+		return nil, fmt.Errorf("engine ort: %s has hidden size %d and %d tokens, but the model's weights have %d and %d; export it again with \"dreval model export-onnx\"",
 			onnxPath, emb.Dim(), emb.VocabSize(), b.Dim(), b.VocabSize())
 	}
 	emb.Pooling = b.Pooling

@@ -53,6 +53,29 @@ func BenchmarkBrowserMiniLMQueryEncoding(b *testing.B) {
 	b.ReportMetric(rate/float64(b.N), "sentences/s/worker")
 }
 
+// BenchmarkBrowserMiniLMAllWorkers reports the sentences per second the
+// page's workers embed together with MiniLM at 32 tokens, each batch split
+// between them as a run splits it; with the per-worker figure above it
+// shows how encoding scales with workers (one per core, up to 8).
+func BenchmarkBrowserMiniLMAllWorkers(b *testing.B) {
+	sharedtest.ModelDir(b, "minilm")
+	ctx, url := browser(b, 10*time.Minute, fileServer(b))
+	load(b, ctx, url)
+	var rate, workers float64
+	for b.Loop() {
+		ans, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]float64](
+			`state.pool.request({type: "bench", model: "minilm", n: 32 * state.pool.size, tokens: 32, all: true}).then((a) => ({perSecond: a.perSecond, workers: a.workers}))`,
+			chromedp.EvalAwaitPromise))
+		if err != nil {
+			b.Fatal(err)
+		}
+		rate += ans["perSecond"]
+		workers = ans["workers"]
+	}
+	b.ReportMetric(rate/float64(b.N), "sentences/s")
+	b.ReportMetric(workers, "workers")
+}
+
 // BenchmarkBrowserSliderRefresh reports how long moving the rate slider
 // takes to refresh the demo's table (the page's own measure: from the
 // change event to the new table in the page), with the static model when

@@ -68,6 +68,18 @@ class Pool {
       this.workers[0].postMessage(Object.assign({ id }, msg), transfer || []);
     });
   }
+  // broadcast sends msg to every worker and resolves with their answers.
+  // Nothing is transferred: each worker gets its own copy of the message's
+  // ArrayBuffers (structured clone), the page keeps the originals.
+  broadcast(msg) {
+    return Promise.all(this.workers.map((w) => {
+      const id = this.nextID++;
+      return new Promise((resolve, reject) => {
+        this.pending.set(id, { resolve, reject });
+        w.postMessage(Object.assign({ id }, msg));
+      });
+    }));
+  }
   terminate() {
     for (const w of this.workers) w.terminate();
     for (const p of this.pending.values()) p.reject(new Error("cancelled"));
@@ -199,8 +211,10 @@ async function runVectors() {
 // run runs the experiment at the given rates, showing rate show.
 async function run(rates, show, started) {
   const data = dataKind() === "beir" ? await uploadBEIR() : "demo";
+  // "upload": the model chosen in the Model fieldset (model-upload.js).
+  const model = $("model").value === "upload" ? await uploadModel() : $("model").value;
   const request = {
-    model: $("model").value, data, split: "test", mode: $("mode").value, rates,
+    model, data, split: "test", mode: $("mode").value, rates,
     seeds: Number($("seeds").value) || 1, firstSeed: Number($("first-seed").value) || 1,
     show, trec: $("trec").checked,
   };
@@ -275,6 +289,7 @@ function download(name, type, data) {
 async function checkModels() {
   const sel = $("model");
   await Promise.all([...sel.options].map(async (o) => {
+    if (o.value === "upload") return; // the user's files, not the server's
     const file = o.value === "bm25" ? "models/minilm/tokenizer.json" : "models/" + o.value + "/config.json";
     let ok = false;
     try { ok = (await fetch(file, { method: "HEAD" })).ok; } catch (e) { ok = false; }

@@ -64,12 +64,16 @@ async function dispatch(msg, reply) {
     await started;
     if (msg.type === "files") { // uploaded files: [{path, data: ArrayBuffer}]
       vfs.removeAll(msg.root);
+      if (msg.forget) vfs.removeAll(msg.forget); // an earlier upload's files
       for (const f of msg.files) vfs.put(f.path, new Uint8Array(f.data));
+      // An uploaded model (/models/upload-<n>) is here, not on the server.
+      if (msg.root.startsWith("/models/")) models.set(msg.root.slice("/models/".length), Promise.resolve());
       reply.postMessage({ type: "stored", id: msg.id });
       return;
     }
     if (msg.type === "run") await ensureModel(msg.request.model);
-    if (msg.type === "embed" || msg.type === "bench") await ensureModel(msg.model);
+    if (msg.type === "reproduce") await Promise.all((msg.request.models || []).map(ensureModel));
+    if (msg.type === "embed" || msg.type === "bench" || msg.type === "model") await ensureModel(msg.model);
     self.drevalHandle(msg, reply);
   } catch (e) {
     reply.postMessage({ type: "error", id: msg.id, message: String(e && e.message || e) });

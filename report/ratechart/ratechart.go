@@ -1,9 +1,15 @@
-package report
+// Package ratechart draws the rate chart of experiment results: a measure
+// against the perturbation rate, one line per model with error bars of
+// ±1 sd over seeds, as SVG (with gonum.org/v1/plot). It is apart from
+// package report so that report, which the browser app uses, does not
+// pull the plotting library into the wasm build.
+package ratechart
 
 import (
 	"bytes"
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -13,10 +19,16 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/report"
 )
 
-// ChartMeasure is the measure the rate chart plots.
-const ChartMeasure = "ndcg@10"
+// Measure is the measure the charts of Files plot.
+const Measure = "ndcg@10"
+
+// FileName is the name of the rate chart Files returns: of the single
+// dataset, or of the average over datasets; with several datasets each
+// also gets ndcg_vs_rate_<dataset>.svg.
+const FileName = "ndcg_vs_rate.svg"
 
 // series is one model's line: a mean and sd per rate.
 type series struct {
@@ -24,11 +36,11 @@ type series struct {
 	x, y, errs []float64
 }
 
-// RateChart returns an SVG chart of measure (an st measure) against the
+// SVG returns an SVG chart of measure (an st measure) against the
 // perturbation rate, one line per model with error bars of ±1 sd over
 // seeds. ds selects a dataset; nil plots the average over datasets (each
 // seed averaged over the datasets first).
-func RateChart(res *experiment.Results, ds *experiment.DatasetResult, measure string) ([]byte, error) {
+func SVG(res *experiment.Results, ds *experiment.DatasetResult, measure string) ([]byte, error) {
 	var lines []series
 	title := ""
 	if ds != nil {
@@ -43,21 +55,21 @@ func RateChart(res *experiment.Results, ds *experiment.DatasetResult, measure st
 			lines = append(lines, s)
 		}
 	} else {
-		t := AverageTable(res)
+		t := report.AverageTable(res)
 		if t == nil {
 			return nil, fmt.Errorf("an average chart needs at least two datasets")
 		}
 		title = "average over datasets"
 		col := -1
 		for i, h := range t.Header {
-			if h == Label(measure) {
+			if h == report.Label(measure) {
 				col = i
 			}
 		}
 		if col < 0 {
 			return nil, fmt.Errorf("measure %q is not in the table", measure)
 		}
-		rates := append([]float64{0}, perturbedRates(res)...)
+		rates := perturbedRates(res)
 		for i := 0; i < len(t.Rows); {
 			name := t.Rows[i][0].Text
 			s := series{name: name}
@@ -68,7 +80,7 @@ func RateChart(res *experiment.Results, ds *experiment.DatasetResult, measure st
 			lines = append(lines, s)
 		}
 	}
-	return drawChart(title, Label(measure), lines)
+	return drawChart(title, report.Label(measure), lines)
 }
 
 func (s *series) add(x, y, sd float64) {
@@ -144,4 +156,58 @@ func buildPlot(title, ylabel string, lines []series) (*plot.Plot, error) {
 		p.Legend.Add(s.name, l, sc)
 	}
 	return p, nil
+}
+
+// perturbedRates returns 0 and the rates above 0 of res's configuration:
+// the x values of the average chart's rows.
+func perturbedRates(res *experiment.Results) []float64 {
+	out := []float64{0}
+	for _, r := range res.Config.Rates {
+		if r > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Files returns the rate charts of res, plotting Measure: FileName, and
+// with several datasets one per dataset. They are what report.Files
+// takes as its charts.
+func Files(res *experiment.Results) ([]report.File, error) {
+	var judged []*experiment.DatasetResult // the datasets with qrels: the chart's measure needs them
+	for _, ds := range res.Datasets {
+		if !ds.QrelsAbsent {
+			judged = append(judged, ds)
+		}
+	}
+	switch len(judged) {
+	case 0:
+		return nil, nil
+	case 1:
+		svg, err := SVG(res, judged[0], Measure)
+		if err != nil {
+			return nil, err
+		}
+		name := FileName
+		if len(res.Datasets) > 1 {
+			name = strings.TrimSuffix(FileName, ".svg") + "_" + judged[0].Name + ".svg"
+		}
+		return []report.File{{Path: name, Data: svg}}, nil
+	}
+	var out []report.File
+	if report.AverageTable(res) != nil {
+		svg, err := SVG(res, nil, Measure)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, report.File{Path: FileName, Data: svg})
+	}
+	for _, ds := range judged {
+		svg, err := SVG(res, ds, Measure)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, report.File{Path: strings.TrimSuffix(FileName, ".svg") + "_" + ds.Name + ".svg", Data: svg})
+	}
+	return out, nil
 }

@@ -1,0 +1,293 @@
+package encoder
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/encoder/onnx"
+	"github.com/dreval/dreval/encoder/safetensors"
+	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/internal/sharedtest"
+)
+
+// writeFiles writes name -> contents into dir.
+func writeFiles(t testing.TB, dir string, files map[string][]byte) {
+	t.Helper()
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func readFile(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// onnxDir writes a model directory holding dir's tokenizer.json, the
+// weights in set exported as model.onnx, and config.json when cfgJSON is
+// not nil.
+func onnxDir(t testing.TB, set tensor.Set, cfg bert.Config, cfgJSON, tokJSON []byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := onnx.WriteFile(filepath.Join(dir, ONNXFile), set, cfg, onnx.ExportOptions{ProducerVersion: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"tokenizer.json": tokJSON}
+	if cfgJSON != nil {
+		files["config.json"] = cfgJSON
+	}
+	writeFiles(t, dir, files)
+	return dir
+}
+
+// sameVectors fails unless a and b hold the same float32 bits.
+func sameVectors(t *testing.T, what string, a, b [][]float32) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Fatalf("%s: %d vectors, want %d", what, len(a), len(b))
+	}
+	for i := range a {
+		for j := range a[i] {
+			if math.Float32bits(a[i][j]) != math.Float32bits(b[i][j]) {
+				t.Fatalf("%s: vector %d element %d is %v, want %v (same bits)", what, i, j, a[i][j], b[i][j])
+			}
+		}
+	}
+}
+
+// TestLoadONNXMiniLM exports the installed MiniLM (fp16 safetensors,
+// decoded to float32, which the export writes unchanged) as model.onnx and
+// checks that Load gives bit-identical embeddings from the graph, with
+// config.json and with the configuration read from the graph.
+func TestLoadONNXMiniLM(t *testing.T) {
+	src := sharedtest.ModelDir(t, "minilm")
+	weights, err := WeightFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(weights) == ONNXFile {
+		t.Skipf("%s holds no safetensors weights to compare with", src)
+	}
+	st, err := safetensors.ReadFile(weights)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgJSON := readFile(t, filepath.Join(src, "config.json"))
+	cfg, err := bert.ReadConfig(bytes.NewReader(cfgJSON), "config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokJSON := readFile(t, filepath.Join(src, "tokenizer.json"))
+	withCfg := onnxDir(t, st.Tensors, cfg, cfgJSON, tokJSON)
+	noCfg := t.TempDir()
+	writeFiles(t, noCfg, map[string][]byte{ONNXFile: readFile(t, filepath.Join(withCfg, ONNXFile)), "tokenizer.json": tokJSON})
+
+	texts := []string{"This is an example sentence", "what is the boiling point of water at high altitude", "a"}
+	ref, _, err := miniLM(t).Encode(texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{withCfg, noCfg} {
+		e, err := Load(dir, Options{})
+		if err != nil {
+			t.Fatalf("Load(%s): %v", dir, err)
+		}
+		if e.MaxLength() != miniLM(t).MaxLength() {
+			t.Errorf("%s: max length %d, want %d", dir, e.MaxLength(), miniLM(t).MaxLength())
+		}
+		got, _, err := e.Encode(texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameVectors(t, dir, got, ref)
+		if w, err := WeightFile(dir); err != nil || filepath.Base(w) != ONNXFile {
+			t.Errorf("WeightFile(%s) = %q, %v; want model.onnx", dir, w, err)
+		}
+	}
+}
+
+var tinyVocab = []string{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat"}
+
+// tinyBERT returns a small random BERT: its weights, configuration,
+// config.json and tokenizer.json.
+func tinyBERT(t testing.TB) (tensor.Set, bert.Config, []byte, []byte) {
+	t.Helper()
+	c := bert.Config{VocabSize: len(tinyVocab), HiddenSize: 8, NumHiddenLayers: 1, NumAttentionHeads: 2,
+		IntermediateSize: 12, HiddenAct: "gelu", MaxPositionEmbeddings: 16, TypeVocabSize: 2, LayerNormEps: 1e-12, ModelType: "bert"}
+	r := rand.New(rand.NewPCG(3, 4))
+	s := tensor.Set{}
+	add := func(name string, shape ...int) {
+		x := tensor.New(shape...)
+		for i := range x.Data {
+			x.Data[i] = float32(r.NormFloat64() * 0.3)
+		}
+		s[name] = x
+	}
+	H, I := c.HiddenSize, c.IntermediateSize
+	add("embeddings.word_embeddings.weight", c.VocabSize, H)
+	add("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings, H)
+	add("embeddings.token_type_embeddings.weight", c.TypeVocabSize, H)
+	add("embeddings.LayerNorm.weight", H)
+	add("embeddings.LayerNorm.bias", H)
+	p := "encoder.layer.0."
+	for _, n := range []string{"attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"} {
+		add(p+n+".weight", H, H)
+		add(p+n+".bias", H)
+	}
+	for _, n := range []string{"attention.output.LayerNorm", "output.LayerNorm"} {
+		add(p+n+".weight", H)
+		add(p+n+".bias", H)
+	}
+	add(p+"intermediate.dense.weight", I, H)
+	add(p+"intermediate.dense.bias", I)
+	add(p+"output.dense.weight", H, I)
+	add(p+"output.dense.bias", H)
+	cfgJSON, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tokenizer.FromVocab(strings.NewReader(strings.Join(tinyVocab, "\n")), "vocab.txt", tokenizer.DefaultBertSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := tok.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	return s, c, cfgJSON, b.Bytes()
+}
+
+// TestLoadONNXTiny checks that a tiny model loads the same from
+// safetensors, from model.onnx with config.json and from model.onnx
+// alone, and that safetensors weights win when both are there.
+func TestLoadONNXTiny(t *testing.T) {
+	set, cfg, cfgJSON, tokJSON := tinyBERT(t)
+	stDir := t.TempDir()
+	var w bytes.Buffer
+	if err := safetensors.Write(&w, set, safetensors.F32, nil); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, stDir, map[string][]byte{"config.json": cfgJSON, "tokenizer.json": tokJSON, "model.safetensors": w.Bytes()})
+	withCfg := onnxDir(t, set, cfg, cfgJSON, tokJSON)
+	noCfg := onnxDir(t, set, cfg, nil, tokJSON)
+	both := onnxDir(t, set, cfg, cfgJSON, tokJSON)
+	writeFiles(t, both, map[string][]byte{"model.safetensors": w.Bytes()})
+
+	texts := []string{"the cat sat on the mat", "mat", "dog"}
+	encode := func(dir string) [][]float32 {
+		t.Helper()
+		e, err := Load(dir, Options{})
+		if err != nil {
+			t.Fatalf("Load(%s): %v", dir, err)
+		}
+		v, _, err := e.Encode(texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	ref := encode(stDir)
+	for _, dir := range []string{withCfg, noCfg, both} {
+		sameVectors(t, dir, encode(dir), ref)
+	}
+	if wf, _ := WeightFile(both); filepath.Base(wf) != "model.safetensors" {
+		t.Errorf("WeightFile with both = %s, want model.safetensors", wf)
+	}
+}
+
+func TestLoadONNXErrors(t *testing.T) {
+	set, cfg, cfgJSON, tokJSON := tinyBERT(t)
+	mismatched := cfg
+	mismatched.IntermediateSize = 16
+	badCfg, _ := json.Marshal(mismatched)
+	heads := cfg
+	heads.NumAttentionHeads = 4
+	badHeads, _ := json.Marshal(heads)
+	for _, tc := range []struct {
+		name  string
+		setup func(dir string) // changes a complete ONNX model directory
+		want  []string
+	}{
+		{"mismatched config", func(dir string) { writeFiles(t, dir, map[string][]byte{"config.json": badCfg}) },
+			[]string{ONNXFile, "config.json", `"intermediate_size" is 16 but the ONNX weights have 12`}},
+		{"mismatched heads", func(dir string) { writeFiles(t, dir, map[string][]byte{"config.json": badHeads}) },
+			[]string{ONNXFile, `"num_attention_heads" is 4`}},
+		{"no tokenizer", func(dir string) { os.Remove(filepath.Join(dir, "tokenizer.json")) },
+			[]string{"tokenizer.json", "no such file"}},
+		{"truncated graph", func(dir string) {
+			p := filepath.Join(dir, ONNXFile)
+			b := readFile(t, p)
+			writeFiles(t, dir, map[string][]byte{ONNXFile: b[:len(b)/2]})
+		}, []string{ONNXFile}},
+		{"not a graph", func(dir string) { writeFiles(t, dir, map[string][]byte{ONNXFile: []byte("{}")}) },
+			[]string{ONNXFile}},
+		{"no weights", func(dir string) { os.Remove(filepath.Join(dir, ONNXFile)) },
+			[]string{"holds no weights", "model.safetensors", ONNXFile}},
+		{"no config, no graph", func(dir string) {
+			os.Remove(filepath.Join(dir, ONNXFile))
+			os.Remove(filepath.Join(dir, "config.json"))
+		}, []string{"config.json", "model directory"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := onnxDir(t, set, cfg, cfgJSON, tokJSON)
+			tc.setup(dir)
+			_, err := Load(dir, Options{})
+			if err == nil {
+				t.Fatal("Load succeeded")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestConfigFromONNX(t *testing.T) {
+	full := onnx.Info{Vocab: 10, Hidden: 8, Layers: 1, Intermediate: 12, MaxPositions: 16, TypeVocab: 2, Heads: 2, Epsilon: 1e-12}
+	cfg, err := ConfigFromONNX(&full, "m.onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := full.CheckConfig(cfg); err != nil || cfg.NumAttentionHeads != 2 || cfg.HiddenAct != "gelu" {
+		t.Errorf("config %+v: %v", cfg, err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*onnx.Info)
+		want []string
+	}{
+		{"no heads", func(i *onnx.Info) { i.Heads = 0 }, []string{"m.onnx", "no config.json", "attention head count"}},
+		{"no epsilon", func(i *onnx.Info) { i.Epsilon = 0 }, []string{"m.onnx", "layer-norm epsilon"}},
+		{"neither", func(i *onnx.Info) { i.Heads, i.Epsilon = 0, 0 }, []string{"attention head count", "nor the layer-norm epsilon"}},
+		{"heads do not divide", func(i *onnx.Info) { i.Heads = 3 }, []string{"m.onnx", "not a multiple"}},
+	} {
+		in := full
+		tc.edit(&in)
+		_, err := ConfigFromONNX(&in, "m.onnx")
+		if err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not contain %q", tc.name, err, w)
+			}
+		}
+	}
+}

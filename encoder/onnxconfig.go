@@ -1,0 +1,44 @@
+package encoder
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/encoder/onnx"
+)
+
+// ConfigFromONNX returns the BERT configuration of a graph read by
+// onnx.ReadFile, for a model directory without config.json. The graph
+// must say everything config.json would: the sizes (always read from the
+// weights), the attention head count (from its reshape constants) and the
+// layer-norm epsilon (one value throughout). path names the graph in
+// errors.
+func ConfigFromONNX(info *onnx.Info, path string) (bert.Config, error) {
+	var missing []string
+	if info.Heads == 0 {
+		missing = append(missing, "the attention head count (the graph computes it at run time)")
+	}
+	if info.Epsilon == 0 {
+		missing = append(missing, "the layer-norm epsilon (the graph uses several, or none could be read)")
+	}
+	if len(missing) > 0 {
+		return bert.Config{}, fmt.Errorf("encoder: %s: there is no config.json, and the ONNX graph does not say %s; add the model's config.json (num_attention_heads, layer_norm_eps)", path, strings.Join(missing, " nor "))
+	}
+	cfg := bert.Config{
+		VocabSize:             info.Vocab,
+		HiddenSize:            info.Hidden,
+		NumHiddenLayers:       info.Layers,
+		NumAttentionHeads:     info.Heads,
+		IntermediateSize:      info.Intermediate,
+		HiddenAct:             "gelu", // the reader accepts only erf GELU
+		MaxPositionEmbeddings: info.MaxPositions,
+		TypeVocabSize:         info.TypeVocab,
+		LayerNormEps:          info.Epsilon,
+		ModelType:             "bert",
+	}
+	if err := cfg.Validate(path); err != nil {
+		return bert.Config{}, fmt.Errorf("encoder: configuration read from the ONNX graph: %w", err)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,165 @@
+package ratechart_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/experiment/experimenttest"
+	"github.com/dreval/dreval/report"
+	"github.com/dreval/dreval/report/ratechart"
+)
+
+var (
+	once    sync.Once
+	oneRes  *experiment.Results
+	twoRes  *experiment.Results
+	onceErr error
+)
+
+// results runs two fake models on the demo collection once, and on the
+// demo and its first half (two datasets, for the average chart).
+func results(t *testing.T) (one, two *experiment.Results) {
+	t.Helper()
+	once.Do(func() {
+		c, err := dataset.Demo("test")
+		if err != nil {
+			onceErr = err
+			return
+		}
+		c2 := *c
+		c2.Name = "demo-half"
+		c2.Queries = c.Queries[:len(c.Queries)/2]
+		tok := experimenttest.ForCollection(c)
+		reg, _ := experimenttest.Registry(tok)
+		other, _ := experimenttest.Model("fake2", tok)
+		other.Embedder.(*experimenttest.Embedder).D = 32
+		reg.Register("fake2", func(context.Context, string, experiment.ModelOptions) (*experiment.Model, error) { return other, nil })
+		cfg := experiment.Config{
+			Collections: []*dataset.Collection{c},
+			Models:      []string{"fake", "fake2"},
+			Registry:    reg,
+			Rates:       []float64{0, 0.05, 0.2},
+			Seeds:       3,
+			K:           50,
+			Resamples:   200,
+			Version:     "test",
+		}
+		if oneRes, onceErr = experiment.Run(context.Background(), cfg, nil); onceErr != nil {
+			return
+		}
+		cfg.Collections = []*dataset.Collection{c, &c2}
+		twoRes, onceErr = experiment.Run(context.Background(), cfg, nil)
+	})
+	if onceErr != nil {
+		t.Fatal(onceErr)
+	}
+	return oneRes, twoRes
+}
+
+func wellFormed(t *testing.T, name string, svg []byte) {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(svg))
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatalf("%s is not well-formed XML: %v", name, err)
+		}
+	}
+}
+
+func TestSVG(t *testing.T) {
+	_, two := results(t)
+	for _, ds := range []*experiment.DatasetResult{two.Datasets[0], nil} {
+		svg, err := ratechart.SVG(two, ds, ratechart.Measure)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wellFormed(t, "chart", svg)
+		for _, want := range []string{"<svg", "fake2", "NDCG@10"} {
+			if !bytes.Contains(svg, []byte(want)) {
+				t.Errorf("chart lacks %q", want)
+			}
+		}
+	}
+}
+
+func TestSVGErrors(t *testing.T) {
+	one, two := results(t)
+	if _, err := ratechart.SVG(one, nil, ratechart.Measure); err == nil {
+		t.Error("an average chart of one dataset made without error")
+	}
+	if _, err := ratechart.SVG(two, nil, "no-such-measure"); err == nil {
+		t.Error("an average chart of an unknown measure made without error")
+	}
+}
+
+func TestFiles(t *testing.T) {
+	one, two := results(t)
+	tests := []struct {
+		res  *experiment.Results
+		want []string
+	}{
+		{one, []string{"ndcg_vs_rate.svg"}},
+		{two, []string{"ndcg_vs_rate.svg", "ndcg_vs_rate_demo.svg", "ndcg_vs_rate_demo-half.svg"}},
+		{&experiment.Results{}, nil},
+	}
+	for _, tt := range tests {
+		files, err := ratechart.Files(tt.res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) != len(tt.want) {
+			t.Fatalf("%d charts, want %v", len(files), tt.want)
+		}
+		for i, f := range files {
+			if f.Path != tt.want[i] {
+				t.Errorf("chart %d is %s, want %s", i, f.Path, tt.want[i])
+			}
+			wellFormed(t, f.Path, f.Data)
+		}
+	}
+}
+
+// TestWriteDirWithCharts writes the output directory as dreval eval does:
+// the charts are files of their own and inlined in report.html.
+func TestWriteDirWithCharts(t *testing.T) {
+	_, two := results(t)
+	charts, err := ratechart.Files(two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := report.WriteDir(dir, two, charts); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range charts {
+		b, err := os.ReadFile(filepath.Join(dir, c.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b, c.Data) {
+			t.Errorf("%s differs from the chart given", c.Path)
+		}
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(html, []byte("<svg")); n != len(charts) {
+		t.Errorf("report.html inlines %d charts, want %d", n, len(charts))
+	}
+	if bytes.Contains(html, []byte("<?xml")) {
+		t.Error("report.html inlines a chart with its XML prolog")
+	}
+}

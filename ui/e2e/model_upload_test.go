@@ -1,0 +1,211 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/encoder/onnx"
+	"github.com/dreval/dreval/encoder/safetensors"
+	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/internal/sharedtest"
+)
+
+// minilmONNXDir writes a model directory holding the installed MiniLM's
+// config.json and tokenizer.json and its weights exported as model.onnx
+// (no safetensors), and returns it.
+func minilmONNXDir(t testing.TB) string {
+	t.Helper()
+	src := sharedtest.ModelDir(t, "minilm")
+	weights, err := encoder.WeightFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(weights) == encoder.ONNXFile {
+		t.Skipf("%s holds no safetensors weights to export", src)
+	}
+	st, err := safetensors.ReadFile(weights)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgJSON, err := os.ReadFile(filepath.Join(src, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := bert.ReadConfig(bytes.NewReader(cfgJSON), "config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := os.ReadFile(filepath.Join(src, "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "minilm-onnx")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := onnx.WriteFile(filepath.Join(dir, encoder.ONNXFile), st.Tensors, cfg, onnx.ExportOptions{ProducerVersion: "e2e"}); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"config.json": cfgJSON, "tokenizer.json": tok} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const (
+	uploadError  = `(() => { const e = document.getElementById("model-upload-error"); return e.hidden ? "" : e.textContent; })()`
+	uploadStatus = `document.getElementById("model-upload-status").textContent`
+)
+
+// TestModelUpload uploads MiniLM as model.onnx with its config.json and
+// tokenizer.json through the page's file inputs, runs the demo at rate
+// 0.1, seed 1, and checks the table against the native experiment on the
+// same directory ("dreval eval -engine go -model DIR"); then a corrupt
+// model.onnx and a missing tokenizer.json are reported inline, naming the
+// file, and the earlier results stay.
+func TestModelUpload(t *testing.T) {
+	dir := minilmONNXDir(t)
+	ctx, url := browser(t, 15*time.Minute, fileServer(t))
+	load(t, ctx, url)
+	workers := eval[int](t, ctx, `state.pool.size`)
+
+	// The files are chosen before the model: the run sends them.
+	if err := chromedp.Do(ctx,
+		chromedp.SetUploadFiles(chromedp.ID("model-tokenizer"), []string{filepath.Join(dir, "tokenizer.json")}),
+		chromedp.SetUploadFiles(chromedp.ID("model-weights"), []string{filepath.Join(dir, "model.onnx")}),
+		chromedp.SetUploadFiles(chromedp.ID("model-config"), []string{filepath.Join(dir, "config.json")}),
+	); err != nil {
+		t.Fatal(err)
+	}
+	eval[bool](t, ctx, `(() => { const m = document.getElementById("model"); m.value = "upload"; m.dispatchEvent(new Event("change"));
+		document.getElementById("seeds").value = "1"; document.getElementById("first-seed").value = "1"; document.getElementById("trec").checked = true; return true; })()`)
+	if eval[bool](t, ctx, `document.getElementById("model-upload").hidden`) {
+		t.Error("choosing the upload does not show its file inputs")
+	}
+	setRate(t, ctx, 10, "input")
+	start := time.Now()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("run"))); err != nil {
+		t.Fatal(err)
+	}
+	finish(t, ctx, 1, 12*time.Minute)
+	t.Logf("uploaded MiniLM (model.onnx) on the demo at rate 0.1, seed 1, %d workers: %v in the browser (upload, load and run)", workers, time.Since(start))
+	if msg := pageError(t, ctx); msg != "" {
+		t.Fatalf("the page shows an error: %s", msg)
+	}
+	if s := eval[string](t, ctx, uploadStatus); !strings.Contains(s, "as upload-1") || !strings.Contains(s, "384 dimensions") || !strings.Contains(s, "weights model.onnx") {
+		t.Errorf("upload status %q", s)
+	}
+	if got := eval[int](t, ctx, `document.querySelectorAll("#inspector tbody tr").length`); got == 0 {
+		t.Error("the inspector is empty")
+	}
+	native, err := experiment.Run(context.Background(), experiment.Config{
+		Data:         []string{"demo"},
+		Models:       []string{dir},
+		Registry:     experiment.DefaultRegistry(),
+		ModelOptions: experiment.ModelOptions{Engine: "go", ModelsDir: sharedtest.ModelsDir()},
+		Rates:        []float64{0, 0.1},
+		Seeds:        1,
+		FirstSeed:    1,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTable(t, eval[[]cell](t, ctx, readTable), native, 0.1, true)
+	screenshot(t, ctx, "model-upload-minilm-onnx.png")
+	before := eval[string](t, ctx, `document.getElementById("table").innerHTML`)
+
+	// A corrupt model.onnx (its first half): checked when chosen.
+	full, err := os.ReadFile(filepath.Join(dir, "model.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "model.onnx")
+	if err := os.WriteFile(bad, full[:len(full)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.SetUploadFiles(chromedp.ID("model-weights"), []string{bad})); err != nil {
+		t.Fatal(err)
+	}
+	finish(t, ctx, 2, 3*time.Minute)
+	msg := eval[string](t, ctx, uploadError)
+	t.Logf("corrupt model.onnx: %s", msg)
+	if !strings.Contains(msg, "model.onnx") || !strings.Contains(msg, "could not be loaded") || strings.Contains(msg, "/models/") {
+		t.Errorf("the inline error %q does not name model.onnx in words", msg)
+	}
+	if after := eval[string](t, ctx, `document.getElementById("table").innerHTML`); after != before {
+		t.Error("the earlier results changed after the failed upload")
+	}
+	screenshot(t, ctx, "model-upload-corrupt-onnx.png")
+
+	// No tokenizer.json: refused before anything is sent.
+	eval[bool](t, ctx, `(() => { document.getElementById("model-tokenizer").value = ""; return true; })()`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("run"))); err != nil {
+		t.Fatal(err)
+	}
+	finish(t, ctx, 3, time.Minute)
+	if msg := eval[string](t, ctx, uploadError); !strings.Contains(msg, "tokenizer.json is missing") {
+		t.Errorf("the inline error %q does not say that tokenizer.json is missing", msg)
+	}
+	if after := eval[string](t, ctx, `document.getElementById("table").innerHTML`); after != before {
+		t.Error("the earlier results changed after the refused upload")
+	}
+}
+
+// TestModelUploadFolder chooses a model folder (config.json left out: the
+// ONNX graph says the configuration) and checks that every worker gets it
+// and the first opens it as soon as it is chosen.
+func TestModelUploadFolder(t *testing.T) {
+	dir := minilmONNXDir(t)
+	if err := os.Remove(filepath.Join(dir, "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	for _, srv := range []struct {
+		name string
+		h    func(testing.TB) http.Handler
+	}{{"fileserver", fileServer}, {"serve", serveMux}} {
+		t.Run(srv.name, func(t *testing.T) { testModelUploadFolder(t, srv.h(t), dir) })
+	}
+}
+
+func testModelUploadFolder(t *testing.T, h http.Handler, dir string) {
+	ctx, url := browser(t, 5*time.Minute, h)
+	load(t, ctx, url)
+	eval[bool](t, ctx, `(() => { const m = document.getElementById("model"); m.value = "upload"; m.dispatchEvent(new Event("change")); return true; })()`)
+	if err := chromedp.Do(ctx, chromedp.SetUploadFiles(chromedp.ID("model-folder"), []string{dir})); err != nil {
+		t.Fatal(err)
+	}
+	finish(t, ctx, 1, 3*time.Minute)
+	if msg := eval[string](t, ctx, uploadError); msg != "" {
+		t.Fatalf("the folder upload failed: %s", msg)
+	}
+	if s := eval[string](t, ctx, uploadStatus); !strings.Contains(s, "from the folder minilm-onnx as upload-1") || !strings.Contains(s, "384 dimensions") {
+		t.Errorf("upload status %q", s)
+	}
+	// Every worker holds the files (helpers embed with the same model).
+	n := eval[int](t, ctx, `state.pool.size`)
+	dims, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`state.pool.broadcast({type: "model", model: "upload-1"}).then((as) => as.map((a) => a.dim))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("opening upload-1 in every worker: %v", err)
+	}
+	if len(dims) != n {
+		t.Fatalf("%d answers from %d workers", len(dims), n)
+	}
+	for i, d := range dims {
+		if d != 384 {
+			t.Errorf("worker %d opened upload-1 with %d dimensions, want 384", i+1, d)
+		}
+	}
+	screenshot(t, ctx, strings.ReplaceAll(t.Name(), "/", "-")+".png")
+}

@@ -1,0 +1,138 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall/js"
+	"time"
+
+	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/report"
+)
+
+// reproduceRequest is a "reproduce" message: the study's protocol
+// (experiment.Study) on one dataset ("demo" or an uploaded BEIR folder)
+// with the given models (the page checks static and bm25 by default:
+// minilm encodes a few sentences a second per worker in wasm); Seeds 0
+// means the protocol's 5.
+type reproduceRequest struct {
+	Data   string   `json:"data"`
+	Models []string `json:"models"`
+	Seeds  int      `json:"seeds"`
+}
+
+// Config returns the experiment configuration of a request: the study's
+// protocol, as "dreval reproduce -engine go" runs it, on the request's
+// data and models.
+func (q reproduceRequest) Config(reg *experiment.Registry, cache experiment.Cache) (experiment.Config, error) {
+	if q.Data == "" {
+		return experiment.Config{}, fmt.Errorf("reproduce: no data: want \"demo\" or an uploaded folder")
+	}
+	if q.Seeds < 0 {
+		return experiment.Config{}, fmt.Errorf("reproduce: seeds %d: want at least 1 (the protocol uses %d)", q.Seeds, experiment.StudySeeds)
+	}
+	if len(q.Models) == 0 {
+		return experiment.Config{}, fmt.Errorf("reproduce: no model: choose at least one of static, bm25 and minilm")
+	}
+	cfg := experiment.Study()
+	cfg.Data = []string{q.Data}
+	cfg.Models = q.Models
+	if q.Seeds > 0 {
+		cfg.Seeds = q.Seeds
+	}
+	cfg.Registry = reg
+	cfg.ModelOptions = modelOptions()
+	cfg.Cache = cache
+	cfg.Version = buildVersion()
+	return cfg, cfg.Validate()
+}
+
+// Command returns the command line that computes the same numbers
+// natively (an uploaded folder under its own name).
+func (q reproduceRequest) Command(cfg experiment.Config) string {
+	data := q.Data
+	if i := strings.LastIndex(data, "/"); i >= 0 {
+		data = data[i+1:]
+	}
+	return fmt.Sprintf("dreval reproduce -engine go -data %s -models %s -seeds %d", data, strings.Join(cfg.Models, ","), cfg.Seeds)
+}
+
+// buildVersion is the module version the app was built at, as "dreval
+// version" reports it.
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// reproduction renders res as the "reproduce" answer: the HTML fragment
+// and the Markdown document of package report, and the findings.
+func reproduction(res *experiment.Results, o report.ReproductionOptions) (map[string]any, error) {
+	var h, md strings.Builder
+	if err := report.ReproductionHTML(&h, res, o); err != nil {
+		return nil, err
+	}
+	if err := report.Reproduction(&md, res, o); err != nil {
+		return nil, err
+	}
+	var findings []any
+	for _, f := range report.Findings(res) {
+		findings = append(findings, f)
+	}
+	var warns []any
+	for _, w := range res.Warnings {
+		warns = append(warns, w)
+	}
+	return map[string]any{"html": h.String(), "markdown": md.String(), "findings": findings, "warnings": warns, "version": res.Version}, nil
+}
+
+// progressEvents returns experiment.Run's progress callback posting
+// "progress" messages; counting events are throttled to keep the page's
+// message queue short, the last of each step always goes.
+func progressEvents(progress func(map[string]any)) func(experiment.Event) {
+	last := time.Time{}
+	return func(e experiment.Event) {
+		if e.Total > 0 && e.Done < e.Total && time.Since(last) < 50*time.Millisecond {
+			return
+		}
+		last = time.Now()
+		progress(map[string]any{"type": "progress", "step": e.Step, "label": e.Label(), "done": e.Done, "total": e.Total, "unit": e.Unit, "message": e.Message})
+	}
+}
+
+// reproduce runs the study's protocol ("reproduce") with the run's
+// models (a.registry: the server's encoder or the helper workers) and
+// replies with the reproduction rendered.
+func (a *app) reproduce(ctx context.Context, msg js.Value, progress func(map[string]any)) (map[string]any, error) {
+	var q reproduceRequest
+	if err := decode(msg.Get("request"), &q); err != nil {
+		return nil, fmt.Errorf("bad reproduce request: %v", err)
+	}
+	start := time.Now()
+	cfg, err := q.Config(a.registry, a.cache)
+	if err != nil {
+		return nil, err
+	}
+	res, err := experiment.Run(ctx, cfg, progressEvents(progress))
+	if err != nil {
+		return nil, err
+	}
+	runSeconds := time.Since(start).Seconds()
+	out, err := reproduction(res, report.ReproductionOptions{
+		Command:   q.Command(cfg),
+		Machine:   "the browser app (js/wasm), " + strconv.Itoa(1+len(a.peerList())) + " worker(s)",
+		DropRates: experiment.StudyDropRates(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	out["runSeconds"] = runSeconds
+	out["seconds"] = time.Since(start).Seconds()
+	return out, nil
+}

@@ -1,0 +1,54 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"path"
+	"strings"
+	"syscall/js"
+
+	"github.com/dreval/dreval/encoder"
+)
+
+// uploadPrefix starts the names of the models uploaded through the page;
+// worker.js puts their files in modelsDir/<name> of every worker, under a
+// fresh name per upload (see webapp/static/model-upload.js).
+const uploadPrefix = "upload-"
+
+// isUpload reports whether name is an uploaded model. An uploaded model is
+// never encoded by the server: its name there means another model.
+func isUpload(name string) bool { return strings.HasPrefix(name, uploadPrefix) }
+
+// checkModel opens the model msg.model as a run would (the same loaders
+// as the command line), so that a bad upload is reported, naming the
+// file, before any run; it describes the model.
+func (a *app) checkModel(msg js.Value) (map[string]any, error) {
+	name := msg.Get("model").String()
+	m, err := a.openLocal(context.Background(), name)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"model": name, "kind": string(m.Kind), "engine": m.Engine, "fingerprint": m.Fingerprint}
+	if m.Embedder != nil {
+		out["dim"] = m.Embedder.Dim()
+	}
+	if w, err := encoder.WeightFile(path.Join(modelsDir, name)); err == nil {
+		out["weights"] = path.Base(w)
+	}
+	return out, nil
+}
+
+// forget closes and drops the opened model msg.model (an earlier upload),
+// so that its weights can be collected.
+func (a *app) forget(msg js.Value) {
+	name := msg.Get("model").String()
+	a.mu.Lock()
+	m := a.models[name]
+	delete(a.models, name)
+	delete(a.servers, name)
+	a.mu.Unlock()
+	if m != nil && m.Close != nil {
+		m.Close()
+	}
+}
