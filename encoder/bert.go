@@ -125,23 +125,38 @@ func WeightFile(dir string) (string, error) {
 	return "", fmt.Errorf("%s holds no weights (expected one of %v, or %s)", dir, WeightFiles, ONNXFile)
 }
 
-// Load loads a BERT-family model from a directory holding config.json,
-// tokenizer.json and the weights: one of WeightFiles (the layout "dreval
-// model get" installs, and that of a Hugging Face or sentence-transformers
-// download) or, when there is none, ONNXFile. The ONNX graph's sizes are
-// checked against config.json; without config.json, the configuration is
-// read from the graph when it says everything (attention heads and
-// layer-norm epsilon), else the error says what is missing.
-func Load(dir string, o Options) (*Encoder, error) {
+// Settings is what a model directory says besides its weights: the
+// configuration, the tokenizer, the pooling and the maximum length, and
+// which weight file holds the weights. ReadSettings reads it; Load adds
+// the weights. An engine that runs the weights elsewhere (ONNX Runtime)
+// needs only the settings.
+type Settings struct {
+	Config bert.Config
+	// ConfigPath is where Config came from: config.json, or the ONNX
+	// graph when the directory has no config.json.
+	ConfigPath string
+	Tokenizer  *tokenizer.Tokenizer
+	Pooling    Pooling
+	MaxLength  int
+	// Weights is the weight file (see WeightFile).
+	Weights string
+	// onnx holds the graph's weights when reading the configuration from
+	// the graph read them already.
+	onnx tensor.Set
+}
+
+// ReadSettings reads the settings of the BERT-family model in dir, as
+// Load does, without loading its safetensors weights. Options' Pooling
+// and MaxLength, when set, override the directory's.
+func ReadSettings(dir string, o Options) (*Settings, error) {
 	weights, werr := WeightFile(dir)
 	isONNX := werr == nil && filepath.Base(weights) == ONNXFile
-	cfgPath := filepath.Join(dir, "config.json")
-	var cfg bert.Config
+	s := &Settings{ConfigPath: filepath.Join(dir, "config.json"), Weights: weights}
 	haveCfg := true
-	f, err := os.Open(cfgPath)
+	f, err := os.Open(s.ConfigPath)
 	switch {
 	case err == nil:
-		cfg, err = bert.ReadConfig(f, cfgPath)
+		s.Config, err = bert.ReadConfig(f, s.ConfigPath)
 		f.Close()
 		if err != nil {
 			return nil, err
@@ -151,69 +166,87 @@ func Load(dir string, o Options) (*Encoder, error) {
 	default:
 		return nil, fmt.Errorf("encoder: %w (is %s a model directory? \"dreval model get\" installs one)", err, dir)
 	}
-	tok, err := tokenizer.Load(filepath.Join(dir, "tokenizer.json"))
-	if err != nil {
+	if s.Tokenizer, err = tokenizer.Load(filepath.Join(dir, "tokenizer.json")); err != nil {
 		return nil, fmt.Errorf("encoder: %w", err)
 	}
 	if werr != nil {
 		return nil, fmt.Errorf("encoder: %w", werr)
 	}
-	var set tensor.Set
-	if isONNX {
-		s, info, err := onnx.ReadFile(weights)
+	if !haveCfg {
+		set, info, err := onnx.ReadFile(weights)
 		if err != nil {
 			return nil, fmt.Errorf("encoder: %w", err)
 		}
-		if haveCfg {
-			if err := info.CheckConfig(cfg); err != nil {
-				return nil, fmt.Errorf("encoder: %s does not match %s: %w", weights, cfgPath, err)
-			}
-		} else if cfg, err = ConfigFromONNX(info, weights); err != nil {
+		if s.Config, err = ConfigFromONNX(info, weights); err != nil {
 			return nil, err
 		}
-		set = s
-	} else {
-		st, err := safetensors.ReadFile(weights)
+		s.ConfigPath, s.onnx = weights, set
+	}
+	if s.Pooling = o.Pooling; s.Pooling == "" {
+		if s.Pooling, err = ReadPoolingConfig(dir); err != nil {
+			return nil, err
+		}
+	} else if _, err := ParsePooling(string(s.Pooling)); err != nil {
+		return nil, err
+	}
+	if s.MaxLength = o.MaxLength; s.MaxLength == 0 {
+		if s.MaxLength, err = readMaxSeqLength(dir); err != nil {
+			return nil, err
+		}
+	}
+	maxPos := s.Config.MaxPositionEmbeddings
+	if s.MaxLength == 0 {
+		s.MaxLength = s.Tokenizer.MaxLength()
+		if s.MaxLength == 0 || s.MaxLength > maxPos {
+			s.MaxLength = maxPos
+		}
+	}
+	if s.MaxLength > maxPos {
+		return nil, fmt.Errorf("encoder: maximum length %d exceeds the model's %d positions (%s)", s.MaxLength, maxPos, s.ConfigPath)
+	}
+	return s, nil
+}
+
+// Load loads a BERT-family model from a directory holding config.json,
+// tokenizer.json and the weights: one of WeightFiles (the layout "dreval
+// model get" installs, and that of a Hugging Face or sentence-transformers
+// download) or, when there is none, ONNXFile. The ONNX graph's sizes are
+// checked against config.json; without config.json, the configuration is
+// read from the graph when it says everything (attention heads and
+// layer-norm epsilon), else the error says what is missing.
+func Load(dir string, o Options) (*Encoder, error) {
+	s, err := ReadSettings(dir, o)
+	if err != nil {
+		return nil, err
+	}
+	set := s.onnx
+	switch {
+	case set != nil: // read with the configuration
+	case filepath.Base(s.Weights) == ONNXFile:
+		g, info, err := onnx.ReadFile(s.Weights)
+		if err != nil {
+			return nil, fmt.Errorf("encoder: %w", err)
+		}
+		if err := info.CheckConfig(s.Config); err != nil {
+			return nil, fmt.Errorf("encoder: %s does not match %s: %w", s.Weights, s.ConfigPath, err)
+		}
+		set = g
+	default:
+		st, err := safetensors.ReadFile(s.Weights)
 		if err != nil {
 			return nil, err
 		}
 		set = st.Tensors
 	}
-	if !haveCfg {
-		cfgPath = weights // where the configuration came from, for errors
-	}
-	m, err := bert.New(cfg, set)
+	m, err := bert.New(s.Config, set)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", weights, err)
+		return nil, fmt.Errorf("%s: %w", s.Weights, err)
 	}
 	if o.Threads > 0 {
 		m.SetThreads(o.Threads)
 	}
-	pool := o.Pooling
-	if pool == "" {
-		if pool, err = ReadPoolingConfig(dir); err != nil {
-			return nil, err
-		}
-	} else if _, err := ParsePooling(string(pool)); err != nil {
-		return nil, err
-	}
-	maxLen := o.MaxLength
-	if maxLen == 0 {
-		if maxLen, err = readMaxSeqLength(dir); err != nil {
-			return nil, err
-		}
-	}
-	if maxLen == 0 {
-		maxLen = tok.MaxLength()
-		if maxLen == 0 || maxLen > cfg.MaxPositionEmbeddings {
-			maxLen = cfg.MaxPositionEmbeddings
-		}
-	}
-	if maxLen > cfg.MaxPositionEmbeddings {
-		return nil, fmt.Errorf("encoder: maximum length %d exceeds the model's %d positions (%s)", maxLen, cfg.MaxPositionEmbeddings, cfgPath)
-	}
-	emb := &BERT{Model: m, Pooling: pool, BatchSize: o.BatchSize, Progress: o.Progress}
-	return New(tok, emb, maxLen)
+	emb := &BERT{Model: m, Pooling: s.Pooling, BatchSize: o.BatchSize, Progress: o.Progress}
+	return New(s.Tokenizer, emb, s.MaxLength)
 }
 
 // readMaxSeqLength returns max_seq_length from sentence-transformers'

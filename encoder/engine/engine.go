@@ -142,6 +142,9 @@ func Open(dir string, o Options) (*Model, error) {
 			return nil, fmt.Errorf("engine ort: %w", ortErr)
 		}
 	}
+	if o.Engine != Go && ortErr == nil {
+		return openORT(dir, o)
+	}
 	enc, err := encoder.Load(dir, o.Encoder)
 	if err != nil {
 		return nil, err
@@ -151,27 +154,34 @@ func Open(dir string, o Options) (*Model, error) {
 		return nil, fmt.Errorf("%s: unexpected embedder %T", dir, enc.Embedder())
 	}
 	info := Info{Engine: Go, Threads: b.Model.Threads(), Kernel: bert.Kernel(), Dims: b.Dim()}
-	if o.Engine == Go {
-		return &Model{Encoder: enc, Info: info}, nil
-	}
 	if ortErr != nil {
 		info.Fallback = ortErr.Error()
-		return &Model{Encoder: enc, Info: info}, nil
+	}
+	return &Model{Encoder: enc, Info: info}, nil
+}
+
+// openORT opens the BERT model in dir on ONNX Runtime. Only the
+// directory's settings are read in Go (tokenizer, configuration, pooling,
+// maximum length), not its weights: ONNX Runtime holds those.
+func openORT(dir string, o Options) (*Model, error) {
+	s, err := encoder.ReadSettings(dir, o.Encoder)
+	if err != nil {
+		return nil, err
 	}
 	onnxPath := filepath.Join(dir, ONNXFile)
 	emb, err := ort.New(onnxPath, o.ORTLibrary, o.Encoder.Threads)
 	if err != nil {
 		return nil, fmt.Errorf("engine ort: %w", err)
 	}
-	if emb.Dim() != b.Dim() || emb.VocabSize() != b.VocabSize() {
+	if emb.Dim() != s.Config.HiddenSize || emb.VocabSize() != s.Config.VocabSize {
 		emb.Close()
-		return nil, fmt.Errorf("engine ort: %s has hidden size %d and %d tokens, but the model's weights have %d and %d; export it again with \"dreval model export-onnx\"",
-			onnxPath, emb.Dim(), emb.VocabSize(), b.Dim(), b.VocabSize())
+		return nil, fmt.Errorf("engine ort: %s has hidden size %d and %d tokens, but %s says %d and %d; export it again with \"dreval model export-onnx\"",
+			onnxPath, emb.Dim(), emb.VocabSize(), s.ConfigPath, s.Config.HiddenSize, s.Config.VocabSize)
 	}
-	emb.Pooling = b.Pooling
+	emb.Pooling = s.Pooling
 	emb.BatchSize = o.Encoder.BatchSize
 	emb.Progress = o.Encoder.Progress
-	oenc, err := encoder.New(enc.Tokenizer(), emb, enc.MaxLength())
+	oenc, err := encoder.New(s.Tokenizer, emb, s.MaxLength)
 	if err != nil {
 		emb.Close()
 		return nil, err

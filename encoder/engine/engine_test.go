@@ -268,3 +268,46 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("unknown engine: %v", err)
 	}
 }
+
+// TestOpenORTReadsNoGoWeights checks that the ort engine reads only the
+// directory's settings in Go: a corrupt safetensors file does not stop
+// it (the go engine fails on it), and config.json must still agree with
+// the graph.
+func TestOpenORTReadsNoGoWeights(t *testing.T) {
+	lib := libPath(t)
+	dir := tinyBERTDir(t, true)
+	if err := os.WriteFile(filepath.Join(dir, "model.safetensors"), []byte("corrupt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, Options{Engine: Go}); err == nil {
+		t.Fatal("engine go opened a corrupt model.safetensors")
+	}
+	m, err := Open(dir, Options{Engine: ORT, ORTLibrary: lib, Encoder: encoder.Options{Threads: 1}})
+	if err != nil {
+		t.Fatalf("engine ort with a corrupt model.safetensors: %v", err)
+	}
+	vecs, _, err := m.Encode([]string{"the big red cat"})
+	m.Close()
+	if err != nil || len(vecs) != 1 || len(vecs[0]) != 8 {
+		t.Fatalf("Encode: %d vectors, err %v; want one of 8 values", len(vecs), err)
+	}
+
+	cfgPath := filepath.Join(dir, "config.json")
+	b, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg["vocab_size"] = cfg["vocab_size"].(float64) + 1
+	b, _ = json.Marshal(cfg)
+	if err := os.WriteFile(cfgPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(dir, Options{Engine: ORT, ORTLibrary: lib})
+	if err == nil || !strings.Contains(err.Error(), "but "+cfgPath+" says") {
+		t.Fatalf("config.json disagreeing with model.onnx: err %v, want it to name %s", err, cfgPath)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"sync"
 
 	ortgo "github.com/yalue/onnxruntime_go"
@@ -103,6 +104,10 @@ func New(onnxPath, libPath string, threads int) (*Embedder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ort: %s: %w", onnxPath, err)
 	}
+	// The check decoded every weight (as much memory again as the file),
+	// now garbage: hand it back before ONNX Runtime allocates its own
+	// copy, so that the two do not add up in the process's peak.
+	debug.FreeOSMemory()
 	if err := Available(libPath); err != nil {
 		return nil, fmt.Errorf("ort: %w", err)
 	}
