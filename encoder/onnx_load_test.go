@@ -227,7 +227,7 @@ func TestLoadONNXErrors(t *testing.T) {
 		{"mismatched heads", func(dir string) { writeFiles(t, dir, map[string][]byte{"config.json": badHeads}) },
 			[]string{ONNXFile, `"num_attention_heads" is 4`}},
 		{"no tokenizer", func(dir string) { os.Remove(filepath.Join(dir, "tokenizer.json")) },
-			[]string{"tokenizer.json", "no such file"}},
+			[]string{"tokenizer.json", "no such file"}}, // "No such file" under js/wasm: compared ignoring case
 		{"truncated graph", func(dir string) {
 			p := filepath.Join(dir, ONNXFile)
 			b := readFile(t, p)
@@ -250,7 +250,7 @@ func TestLoadONNXErrors(t *testing.T) {
 				t.Fatal("Load succeeded")
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
+				if !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(w)) {
 					t.Errorf("error %q does not contain %q", err, w)
 				}
 			}

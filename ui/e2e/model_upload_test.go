@@ -190,21 +190,21 @@ func testModelUploadFolder(t *testing.T, h http.Handler, dir string) {
 	if msg := eval[string](t, ctx, uploadError); msg != "" {
 		t.Fatalf("the folder upload failed: %s", msg)
 	}
-	if s := eval[string](t, ctx, uploadStatus); !strings.Contains(s, "from the folder minilm-onnx as upload-1") || !strings.Contains(s, "384 dimensions") {
+	if s := eval[string](t, ctx, uploadStatus); !strings.Contains(s, "from the folder minilm-onnx as upload-1-minilm-onnx:") || !strings.Contains(s, "384 dimensions") {
 		t.Errorf("upload status %q", s)
 	}
 	// Every worker holds the files (helpers embed with the same model).
 	n := eval[int](t, ctx, `state.pool.size`)
-	dims, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`state.pool.broadcast({type: "model", model: "upload-1"}).then((as) => as.map((a) => a.dim))`, chromedp.EvalAwaitPromise))
+	dims, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`state.pool.broadcast({type: "model", model: "upload-1-minilm-onnx"}).then((as) => as.map((a) => a.dim))`, chromedp.EvalAwaitPromise))
 	if err != nil {
-		t.Fatalf("opening upload-1 in every worker: %v", err)
+		t.Fatalf("opening upload-1-minilm-onnx in every worker: %v", err)
 	}
 	if len(dims) != n {
 		t.Fatalf("%d answers from %d workers", len(dims), n)
 	}
 	for i, d := range dims {
 		if d != 384 {
-			t.Errorf("worker %d opened upload-1 with %d dimensions, want 384", i+1, d)
+			t.Errorf("worker %d opened upload-1-minilm-onnx with %d dimensions, want 384", i+1, d)
 		}
 	}
 	screenshot(t, ctx, strings.ReplaceAll(t.Name(), "/", "-")+".png")

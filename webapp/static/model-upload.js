@@ -1,7 +1,7 @@
 // model-upload.js: the "your model (upload)" choice of the Model fieldset.
 // The chosen files (a model folder, or the files one by one) are sent to
 // every worker (helpers embed with the model of the same name) under
-// /models/upload-<n>, a fresh name per upload so that no opened model or
+// /models/upload-<n>[-<folder>], a fresh name per upload so that no opened model or
 // corpus vectors of an earlier upload are reused; the first worker then
 // opens the model with the command line's loaders (wasm "model" message)
 // and a loading error is shown here, in words, naming the file. app.js
@@ -32,7 +32,7 @@ function chosenModelFiles() {
       if (!files.has("model.onnx")) files.set("model.onnx", files.get("model.onnx.in-onnx"));
       files.delete("model.onnx.in-onnx");
     }
-    return { files, from: "the folder " + top };
+    return { files, from: "the folder " + top, folder: top };
   }
   for (const [id, rel] of Object.entries(SINGLE_INPUTS)) {
     const f = $(id).files[0];
@@ -44,14 +44,14 @@ function chosenModelFiles() {
     else if (w.name.endsWith(".safetensors")) files.set("model.safetensors", w);
     else throw new Error("The weights file " + w.name + " is neither an ONNX graph (.onnx) nor safetensors (.safetensors).");
   }
-  return { files, from: "the chosen files" };
+  return { files, from: "the chosen files", folder: "" };
 }
 
 // modelFilesToSend checks the chosen files and keeps the ones the loaders
 // read: tokenizer.json, the first weights file of WEIGHT_FILES, config.json
 // (required with safetensors) and the optional settings.
 function modelFilesToSend() {
-  const { files, from } = chosenModelFiles();
+  const { files, from, folder } = chosenModelFiles();
   if (files.size === 0) {
     throw new Error("Choose your model first: its folder, or tokenizer.json and model.onnx or model.safetensors.");
   }
@@ -64,7 +64,7 @@ function modelFilesToSend() {
     throw new Error("config.json is missing from " + from + ": it is required with " + weights + " (only an ONNX graph can do without it).");
   }
   for (const w of WEIGHT_FILES) if (w !== weights) files.delete(w);
-  return { files, from, weights };
+  return { files, from, folder, weights };
 }
 
 function showUploadError(text) {
@@ -86,11 +86,14 @@ async function uploadModel() {
 }
 
 async function sendModel() {
-  const { files, from, weights } = modelFilesToSend();
+  const { files, from, folder, weights } = modelFilesToSend();
   const sig = [...files].map(([rel, f]) => rel + ":" + f.name + ":" + f.size + ":" + f.lastModified).join("|");
   if (upload.pool === state.pool && upload.sig === sig && upload.name) return upload.name;
   showUploadError("");
-  const name = "upload-" + (++upload.n);
+  // The folder's name, when there is one, makes the tables readable; the
+  // number keeps every upload's name fresh.
+  const label = folder.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40);
+  const name = "upload-" + (++upload.n) + (label ? "-" + label : "");
   const root = "/models/" + name;
   const forget = upload.pool === state.pool ? upload.last : "";
   upload.pool = state.pool;
