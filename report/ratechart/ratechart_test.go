@@ -2,67 +2,20 @@ package ratechart_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/xml"
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
-	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/experiment"
-	"github.com/dreval/dreval/experiment/experimenttest"
 	"github.com/dreval/dreval/report"
 	"github.com/dreval/dreval/report/ratechart"
+	"github.com/dreval/dreval/report/reporttest"
 )
 
-var (
-	once    sync.Once
-	oneRes  *experiment.Results
-	twoRes  *experiment.Results
-	onceErr error
-)
-
-// results runs two fake models on the demo collection once, and on the
-// demo and its first half (two datasets, for the average chart).
-func results(t *testing.T) (one, two *experiment.Results) {
-	t.Helper()
-	once.Do(func() {
-		c, err := dataset.Demo("test")
-		if err != nil {
-			onceErr = err
-			return
-		}
-		c2 := *c
-		c2.Name = "demo-half"
-		c2.Queries = c.Queries[:len(c.Queries)/2]
-		tok := experimenttest.ForCollection(c)
-		reg, _ := experimenttest.Registry(tok)
-		other, _ := experimenttest.Model("fake2", tok)
-		other.Embedder.(*experimenttest.Embedder).D = 32
-		reg.Register("fake2", func(context.Context, string, experiment.ModelOptions) (*experiment.Model, error) { return other, nil })
-		cfg := experiment.Config{
-			Collections: []*dataset.Collection{c},
-			Models:      []string{"fake", "fake2"},
-			Registry:    reg,
-			Rates:       []float64{0, 0.05, 0.2},
-			Seeds:       3,
-			K:           50,
-			Resamples:   200,
-			Version:     "test",
-		}
-		if oneRes, onceErr = experiment.Run(context.Background(), cfg, nil); onceErr != nil {
-			return
-		}
-		cfg.Collections = []*dataset.Collection{c, &c2}
-		twoRes, onceErr = experiment.Run(context.Background(), cfg, nil)
-	})
-	if onceErr != nil {
-		t.Fatal(onceErr)
-	}
-	return oneRes, twoRes
-}
+// results returns reporttest.Results.
+func results(t *testing.T) (one, two *experiment.Results) { return reporttest.Results(t) }
 
 func wellFormed(t *testing.T, name string, svg []byte) {
 	t.Helper()
