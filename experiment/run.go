@@ -741,18 +741,20 @@ func trecGetter(name string) func(*RunResult, string) (float64, bool) {
 // values returns, for the queries of clean that have a value (read by
 // get), the clean value and the perturbed runs' values averaged over runs.
 func values(clean *RunResult, runs []*RunResult, get func(*RunResult, string) (float64, bool)) (qids []string, a, b []float64) {
-	// Every query searched is in the run, and with qrels in PerQuery
-	// (answer questions are a subset).
-	seen := make(map[string]bool, len(clean.Run))
-	for qid := range clean.PerQuery {
-		seen[qid] = true
-	}
-	for qid := range clean.Run {
-		seen[qid] = true
-	}
-	for qid := range seen {
+	// Every query searched is in PerQuery, or without qrels (PerQuery
+	// nil) in the run; answer questions are a subset.
+	keep := func(qid string) {
 		if _, ok := get(clean, qid); ok {
 			qids = append(qids, qid)
+		}
+	}
+	if clean.PerQuery != nil {
+		for qid := range clean.PerQuery {
+			keep(qid)
+		}
+	} else {
+		for qid := range clean.Run {
+			keep(qid)
 		}
 	}
 	slices.Sort(qids)
