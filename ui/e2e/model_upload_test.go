@@ -147,6 +147,13 @@ func TestModelUpload(t *testing.T) {
 	if after := eval[string](t, ctx, `document.getElementById("table").innerHTML`); after != before {
 		t.Error("the earlier results changed after the failed upload")
 	}
+	// Said once, where the files are chosen; the status line points there.
+	if general := pageError(t, ctx); general != "" {
+		t.Errorf("the page's error box repeats the inline error: %q", general)
+	}
+	if s := eval[string](t, ctx, `document.getElementById("status").textContent`); !strings.Contains(s, "see the error under the model's files") {
+		t.Errorf("status %q does not point to the inline error", s)
+	}
 	screenshot(t, ctx, "model-upload-corrupt-onnx.png")
 
 	// No tokenizer.json: refused before anything is sent.

@@ -250,7 +250,8 @@ async function go(job) {
     await state.pool.ready;
     await job(started);
   } catch (e) {
-    if (e.message !== "cancelled") showError(e.message);
+    if (e.shownInline) setStatus("Stopped: see the error under the model's files.");
+    else if (e.message !== "cancelled") showError(e.message);
   } finally {
     setBusy(false);
     syncForm();

@@ -81,6 +81,7 @@ async function uploadModel() {
   } catch (e) {
     $("model-upload-status").textContent = "";
     showUploadError(e.message);
+    e.shownInline = true; // go() points to it instead of repeating it
     throw e;
   }
 }
