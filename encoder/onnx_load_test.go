@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
@@ -128,34 +128,8 @@ func tinyBERT(t testing.TB) (tensor.Set, bert.Config, []byte, []byte) {
 	t.Helper()
 	c := bert.Config{VocabSize: len(tinyVocab), HiddenSize: 8, NumHiddenLayers: 1, NumAttentionHeads: 2,
 		IntermediateSize: 12, HiddenAct: "gelu", MaxPositionEmbeddings: 16, TypeVocabSize: 2, LayerNormEps: 1e-12, ModelType: "bert"}
-	r := rand.New(rand.NewPCG(3, 4))
-	s := tensor.Set{}
-	add := func(name string, shape ...int) {
-		x := tensor.New(shape...)
-		for i := range x.Data {
-			x.Data[i] = float32(r.NormFloat64() * 0.3)
-		}
-		s[name] = x
-	}
-	H, I := c.HiddenSize, c.IntermediateSize
-	add("embeddings.word_embeddings.weight", c.VocabSize, H)
-	add("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings, H)
-	add("embeddings.token_type_embeddings.weight", c.TypeVocabSize, H)
-	add("embeddings.LayerNorm.weight", H)
-	add("embeddings.LayerNorm.bias", H)
-	p := "encoder.layer.0."
-	for _, n := range []string{"attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"} {
-		add(p+n+".weight", H, H)
-		add(p+n+".bias", H)
-	}
-	for _, n := range []string{"attention.output.LayerNorm", "output.LayerNorm"} {
-		add(p+n+".weight", H)
-		add(p+n+".bias", H)
-	}
-	add(p+"intermediate.dense.weight", I, H)
-	add(p+"intermediate.dense.bias", I)
-	add(p+"output.dense.weight", H, I)
-	add(p+"output.dense.bias", H)
+	s := berttest.Weights(berttest.Sizes{Vocab: c.VocabSize, Hidden: c.HiddenSize, Layers: c.NumHiddenLayers,
+		Intermediate: c.IntermediateSize, Positions: c.MaxPositionEmbeddings, TypeVocab: c.TypeVocabSize}, 3, 4, "")
 	cfgJSON, err := json.Marshal(c)
 	if err != nil {
 		t.Fatal(err)

@@ -3,16 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/safetensors"
-	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/internal/sharedtest"
 )
 
@@ -39,35 +38,7 @@ func tinyModelDir(t *testing.T) string {
 	if err := os.WriteFile(filepath.Join(dir, "config.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	set := tensor.Set{}
-	add := func(name string, shape ...int) {
-		tt := tensor.New(shape...)
-		for i := range tt.Data {
-			tt.Data[i] = float32(rng.NormFloat64() * 0.1)
-		}
-		set[name] = tt
-	}
-	add("embeddings.word_embeddings.weight", 30, 8)
-	add("embeddings.position_embeddings.weight", 12, 8)
-	add("embeddings.token_type_embeddings.weight", 2, 8)
-	add("embeddings.LayerNorm.weight", 8)
-	add("embeddings.LayerNorm.bias", 8)
-	for l := 0; l < 2; l++ {
-		p := "encoder.layer." + string(rune('0'+l)) + "."
-		for _, m := range []string{"attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"} {
-			add(p+m+".weight", 8, 8)
-			add(p+m+".bias", 8)
-		}
-		add(p+"intermediate.dense.weight", 16, 8)
-		add(p+"intermediate.dense.bias", 16)
-		add(p+"output.dense.weight", 8, 16)
-		add(p+"output.dense.bias", 8)
-		for _, m := range []string{"attention.output.LayerNorm", "output.LayerNorm"} {
-			add(p+m+".weight", 8)
-			add(p+m+".bias", 8)
-		}
-	}
+	set := berttest.Weights(berttest.Sizes{Vocab: 30, Hidden: 8, Layers: 2, Intermediate: 16, Positions: 12, TypeVocab: 2}, 1, 2, "")
 	f, err := os.Create(filepath.Join(dir, "model.fp16.safetensors"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package bert
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/internal/sharedtest"
@@ -163,39 +163,8 @@ func tinyConfig() Config {
 }
 
 func tinyWeights(c Config, prefix string) tensor.Set {
-	r := rand.New(rand.NewPCG(5, 6))
-	s := tensor.Set{}
-	add := func(name string, shape ...int) {
-		t := tensor.New(shape...)
-		for i := range t.Data {
-			t.Data[i] = float32(r.NormFloat64() * 0.3)
-		}
-		s[prefix+name] = t
-	}
-	H, I := c.HiddenSize, c.IntermediateSize
-	add("embeddings.word_embeddings.weight", c.VocabSize, H)
-	add("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings, H)
-	add("embeddings.token_type_embeddings.weight", c.TypeVocabSize, H)
-	add("embeddings.LayerNorm.weight", H)
-	add("embeddings.LayerNorm.bias", H)
-	for l := 0; l < c.NumHiddenLayers; l++ {
-		p := fmt.Sprintf("encoder.layer.%d.", l)
-		for _, n := range []string{"query", "key", "value"} {
-			add(p+"attention.self."+n+".weight", H, H)
-			add(p+"attention.self."+n+".bias", H)
-		}
-		add(p+"attention.output.dense.weight", H, H)
-		add(p+"attention.output.dense.bias", H)
-		add(p+"attention.output.LayerNorm.weight", H)
-		add(p+"attention.output.LayerNorm.bias", H)
-		add(p+"intermediate.dense.weight", I, H)
-		add(p+"intermediate.dense.bias", I)
-		add(p+"output.dense.weight", H, I)
-		add(p+"output.dense.bias", H)
-		add(p+"output.LayerNorm.weight", H)
-		add(p+"output.LayerNorm.bias", H)
-	}
-	return s
+	return berttest.Weights(berttest.Sizes{Vocab: c.VocabSize, Hidden: c.HiddenSize, Layers: c.NumHiddenLayers,
+		Intermediate: c.IntermediateSize, Positions: c.MaxPositionEmbeddings, TypeVocab: c.TypeVocabSize}, 5, 6, prefix)
 }
 
 func TestNewAcceptsBertPrefix(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/encoder/safetensors"
@@ -45,36 +45,9 @@ func tinyBERTDir(t testing.TB, withONNX bool) string {
 	t.Helper()
 	c := bert.Config{VocabSize: len(testVocab), HiddenSize: 8, NumHiddenLayers: 1, NumAttentionHeads: 2,
 		IntermediateSize: 12, HiddenAct: "gelu", MaxPositionEmbeddings: 16, TypeVocabSize: 2, LayerNormEps: 1e-12}
-	r := rand.New(rand.NewPCG(1, 2))
-	s := tensor.Set{}
-	add := func(name string, shape ...int) {
-		t := tensor.New(shape...)
-		for i := range t.Data {
-			t.Data[i] = float32(r.NormFloat64() * 0.3)
-		}
-		s[name] = t
-	}
+	s := berttest.Weights(berttest.Sizes{Vocab: c.VocabSize, Hidden: c.HiddenSize, Layers: c.NumHiddenLayers,
+		Intermediate: c.IntermediateSize, Positions: c.MaxPositionEmbeddings, TypeVocab: c.TypeVocabSize}, 1, 2, "")
 	H, I := c.HiddenSize, c.IntermediateSize
-	add("embeddings.word_embeddings.weight", c.VocabSize, H)
-	add("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings, H)
-	add("embeddings.token_type_embeddings.weight", c.TypeVocabSize, H)
-	add("embeddings.LayerNorm.weight", H)
-	add("embeddings.LayerNorm.bias", H)
-	p := "encoder.layer.0."
-	for _, n := range []string{"query", "key", "value"} {
-		add(p+"attention.self."+n+".weight", H, H)
-		add(p+"attention.self."+n+".bias", H)
-	}
-	add(p+"attention.output.dense.weight", H, H)
-	add(p+"attention.output.dense.bias", H)
-	add(p+"attention.output.LayerNorm.weight", H)
-	add(p+"attention.output.LayerNorm.bias", H)
-	add(p+"intermediate.dense.weight", I, H)
-	add(p+"intermediate.dense.bias", I)
-	add(p+"output.dense.weight", H, I)
-	add(p+"output.dense.bias", H)
-	add(p+"output.LayerNorm.weight", H)
-	add(p+"output.LayerNorm.bias", H)
 
 	dir := t.TempDir()
 	cfg, _ := json.Marshal(map[string]any{"model_type": "bert", "vocab_size": c.VocabSize, "hidden_size": H,

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/tokenizer"
@@ -316,38 +317,8 @@ func tinyBERT(t testing.TB, vocab int) *bert.Model {
 	t.Helper()
 	c := bert.Config{VocabSize: vocab, HiddenSize: 8, NumHiddenLayers: 2, NumAttentionHeads: 2,
 		IntermediateSize: 12, HiddenAct: "gelu", MaxPositionEmbeddings: 16, TypeVocabSize: 2, LayerNormEps: 1e-12}
-	r := rand.New(rand.NewPCG(5, 6))
-	s := tensor.Set{}
-	add := func(name string, shape ...int) {
-		t := tensor.New(shape...)
-		for i := range t.Data {
-			t.Data[i] = float32(r.NormFloat64() * 0.3)
-		}
-		s[name] = t
-	}
-	H, I := c.HiddenSize, c.IntermediateSize
-	add("embeddings.word_embeddings.weight", c.VocabSize, H)
-	add("embeddings.position_embeddings.weight", c.MaxPositionEmbeddings, H)
-	add("embeddings.token_type_embeddings.weight", c.TypeVocabSize, H)
-	add("embeddings.LayerNorm.weight", H)
-	add("embeddings.LayerNorm.bias", H)
-	for l := 0; l < c.NumHiddenLayers; l++ {
-		p := fmt.Sprintf("encoder.layer.%d.", l)
-		for _, n := range []string{"query", "key", "value"} {
-			add(p+"attention.self."+n+".weight", H, H)
-			add(p+"attention.self."+n+".bias", H)
-		}
-		add(p+"attention.output.dense.weight", H, H)
-		add(p+"attention.output.dense.bias", H)
-		add(p+"attention.output.LayerNorm.weight", H)
-		add(p+"attention.output.LayerNorm.bias", H)
-		add(p+"intermediate.dense.weight", I, H)
-		add(p+"intermediate.dense.bias", I)
-		add(p+"output.dense.weight", H, I)
-		add(p+"output.dense.bias", H)
-		add(p+"output.LayerNorm.weight", H)
-		add(p+"output.LayerNorm.bias", H)
-	}
+	s := berttest.Weights(berttest.Sizes{Vocab: c.VocabSize, Hidden: c.HiddenSize, Layers: c.NumHiddenLayers,
+		Intermediate: c.IntermediateSize, Positions: c.MaxPositionEmbeddings, TypeVocab: c.TypeVocabSize}, 5, 6, "")
 	m, err := bert.New(c, s)
 	if err != nil {
 		t.Fatal(err)
