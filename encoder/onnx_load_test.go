@@ -15,7 +15,7 @@ import (
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/tokenizer"
-	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/internal/modeltest"
 )
 
 // writeFiles writes name -> contents into dir.
@@ -74,27 +74,8 @@ func sameVectors(t *testing.T, what string, a, b [][]float32) {
 // checks that Load gives bit-identical embeddings from the graph, with
 // config.json and with the configuration read from the graph.
 func TestLoadONNXMiniLM(t *testing.T) {
-	src := sharedtest.ModelDir(t, "minilm")
-	weights, err := WeightFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if filepath.Base(weights) == ONNXFile {
-		t.Skipf("%s holds no safetensors weights to compare with", src)
-	}
-	st, err := safetensors.ReadFile(weights)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfgJSON := readFile(t, filepath.Join(src, "config.json"))
-	cfg, err := bert.ReadConfig(bytes.NewReader(cfgJSON), "config.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokJSON := readFile(t, filepath.Join(src, "tokenizer.json"))
-	withCfg := onnxDir(t, st.Tensors, cfg, cfgJSON, tokJSON)
-	noCfg := t.TempDir()
-	writeFiles(t, noCfg, map[string][]byte{ONNXFile: readFile(t, filepath.Join(withCfg, ONNXFile)), "tokenizer.json": tokJSON})
+	withCfg := modeltest.ONNXDir(t, "minilm", "config.json", "tokenizer.json")
+	noCfg := modeltest.ONNXDir(t, "minilm", "tokenizer.json")
 
 	texts := []string{"This is an example sentence", "what is the boiling point of water at high altitude", "a"}
 	ref, _, err := miniLM(t).Encode(texts)

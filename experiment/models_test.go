@@ -9,11 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dreval/dreval/encoder/bert"
-	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/ort"
-	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/internal/modeltest"
 	"github.com/dreval/dreval/internal/sharedtest"
 )
 
@@ -80,32 +78,8 @@ func TestOpenDenseEngines(t *testing.T) {
 	if err := ort.Available(lib); err != nil {
 		t.Skipf("ONNX Runtime is not usable here: %v", err)
 	}
-	// A copy of the model directory with model.onnx exported.
-	withONNX := filepath.Join(t.TempDir(), "minilm")
-	if err := os.Mkdir(withONNX, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"config.json", "tokenizer.json", "model.fp16.safetensors"} {
-		if err := os.Symlink(filepath.Join(dir, f), filepath.Join(withONNX, f)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	f, err := os.Open(filepath.Join(dir, "config.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := bert.ReadConfig(f, "config.json")
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := safetensors.ReadFile(filepath.Join(dir, "model.fp16.safetensors"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := onnx.WriteFile(filepath.Join(withONNX, "model.onnx"), st.Tensors, cfg, onnx.ExportOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	// The model directory with model.onnx exported beside its weights.
+	withONNX := modeltest.ONNXDir(t, "minilm", "config.json", "tokenizer.json", "model.fp16.safetensors")
 	auto, err := experiment.OpenDense("minilm", withONNX, experiment.ModelOptions{Engine: "auto", OrtLibrary: lib})
 	if err != nil {
 		t.Fatal(err)
@@ -172,19 +146,6 @@ func TestOpenDenseONNXOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := safetensors.ReadFile(filepath.Join(dir, "model.fp16.safetensors"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(filepath.Join(dir, "config.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := bert.ReadConfig(f, "config.json")
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ids := [][]int32{ref.Tokenizer.EncodeIDs("how do stars twinkle"), ref.Tokenizer.EncodeIDs("a")}
 	want, err := ref.Embedder.EmbedIDs(ids)
 	if err != nil {
@@ -192,22 +153,11 @@ func TestOpenDenseONNXOnly(t *testing.T) {
 	}
 	fingerprints := map[string]string{ref.Fingerprint: "safetensors"}
 	for _, withConfig := range []bool{true, false} {
-		m := filepath.Join(t.TempDir(), "minilm")
-		if err := os.Mkdir(m, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		links := []string{"tokenizer.json"}
+		files := []string{"tokenizer.json"}
 		if withConfig {
-			links = append(links, "config.json")
+			files = append(files, "config.json")
 		}
-		for _, name := range links {
-			if err := os.Symlink(filepath.Join(dir, name), filepath.Join(m, name)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := onnx.WriteFile(filepath.Join(m, "model.onnx"), st.Tensors, cfg, onnx.ExportOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		m := modeltest.ONNXDir(t, "minilm", files...)
 		om, err := experiment.OpenDense("minilm", m, experiment.ModelOptions{Engine: "go"})
 		if err != nil {
 			t.Fatalf("config.json %v: %v", withConfig, err)

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"os"
@@ -12,56 +11,16 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/dreval/dreval/encoder"
-	"github.com/dreval/dreval/encoder/bert"
-	"github.com/dreval/dreval/encoder/onnx"
-	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/internal/modeltest"
 	"github.com/dreval/dreval/internal/sharedtest"
 )
 
-// minilmONNXDir writes a model directory holding the installed MiniLM's
-// config.json and tokenizer.json and its weights exported as model.onnx
-// (no safetensors), and returns it.
+// minilmONNXDir returns a model directory "minilm-onnx" holding the
+// installed MiniLM's config.json and tokenizer.json and its weights
+// exported as model.onnx (no safetensors).
 func minilmONNXDir(t testing.TB) string {
-	t.Helper()
-	src := sharedtest.ModelDir(t, "minilm")
-	weights, err := encoder.WeightFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if filepath.Base(weights) == encoder.ONNXFile {
-		t.Skipf("%s holds no safetensors weights to export", src)
-	}
-	st, err := safetensors.ReadFile(weights)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfgJSON, err := os.ReadFile(filepath.Join(src, "config.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := bert.ReadConfig(bytes.NewReader(cfgJSON), "config.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := os.ReadFile(filepath.Join(src, "tokenizer.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "minilm-onnx")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := onnx.WriteFile(filepath.Join(dir, encoder.ONNXFile), st.Tensors, cfg, onnx.ExportOptions{ProducerVersion: "e2e"}); err != nil {
-		t.Fatal(err)
-	}
-	for name, data := range map[string][]byte{"config.json": cfgJSON, "tokenizer.json": tok} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return modeltest.ONNXDir(t, "minilm", "config.json", "tokenizer.json")
 }
 
 const (
