@@ -28,6 +28,36 @@ type testEncoder struct {
 
 func (e testEncoder) Engine() string { return e.engine }
 
+// staticEncoder opens the installed static model as "dreval serve" does.
+func staticEncoder(t testing.TB) *experiment.TextEncoder {
+	t.Helper()
+	m, err := experiment.DefaultRegistry().Open(context.Background(), "static", experiment.ModelOptions{Engine: "go", ModelsDir: sharedtest.ModelsDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	te, err := experiment.NewTextEncoder(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return te
+}
+
+// encodingServer serves the test site as "dreval serve" does, with enc
+// answering /api/encode for the model static, and counts the requests.
+func encodingServer(t testing.TB, enc serve.Encoder, count *encodeCounter) http.Handler {
+	dir := site(t)
+	return count.wrap(serve.NewMux(serve.Options{
+		Assets: os.DirFS(dir),
+		Models: os.DirFS(filepath.Join(dir, "models")),
+		Encoder: func(_ context.Context, name string) (serve.Encoder, error) {
+			if name != "static" {
+				return nil, serve.ErrUnknownModel
+			}
+			return enc, nil
+		},
+	}))
+}
+
 // encodeCounter counts the /api/encode requests and the sequences of
 // those the server answered with 200.
 type encodeCounter struct {
@@ -83,14 +113,7 @@ func TestServerEncode(t *testing.T) {
 		t.Skipf("the static model is not installed in %s", sharedtest.ModelsDir())
 	}
 	chromiumPath(t)
-	m, err := experiment.DefaultRegistry().Open(context.Background(), "static", experiment.ModelOptions{Engine: "go", ModelsDir: sharedtest.ModelsDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	te, err := experiment.NewTextEncoder(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	te := staticEncoder(t)
 	native := nativeRun(t, "static", 0.1, 1)
 	docs := native.Datasets[0].Docs
 	for _, tc := range []struct {
@@ -98,23 +121,12 @@ func TestServerEncode(t *testing.T) {
 		engine   string // the engine the server's encoder names
 		onServer bool
 	}{
-		{"same engine", m.Engine, true},
+		{"same engine", te.Engine(), true},
 		{"other engine", "ort", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := site(t)
-			enc := testEncoder{TextEncoder: te, engine: tc.engine}
 			var count encodeCounter
-			h := count.wrap(serve.NewMux(serve.Options{
-				Assets: os.DirFS(dir),
-				Models: os.DirFS(filepath.Join(dir, "models")),
-				Encoder: func(_ context.Context, name string) (serve.Encoder, error) {
-					if name != "static" {
-						return nil, serve.ErrUnknownModel
-					}
-					return enc, nil
-				},
-			}))
+			h := encodingServer(t, testEncoder{TextEncoder: te, engine: tc.engine}, &count)
 			ctx, url := browser(t, 5*time.Minute, h)
 			load(t, ctx, url)
 			eval[bool](t, ctx, `(() => { document.getElementById("model").value = "static"; document.getElementById("seeds").value = "1"; document.getElementById("first-seed").value = "1"; document.getElementById("trec").checked = true; return true; })()`)
@@ -137,7 +149,7 @@ func TestServerEncode(t *testing.T) {
 				t.Errorf("the server encoded %d sequences, fewer than the %d documents of the corpus", count.sequences, docs)
 			}
 			if !tc.onServer && count.sequences != 0 {
-				t.Errorf("the server encoded %d sequences with engine %s; the browser's is %s", count.sequences, tc.engine, m.Engine)
+				t.Errorf("the server encoded %d sequences with engine %s; the browser's is %s", count.sequences, tc.engine, te.Engine())
 			}
 		})
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/report"
-	"github.com/dreval/dreval/serve"
 )
 
 // pageTable is one table of the page's reproduction: its data-name and
@@ -42,26 +41,9 @@ func TestReproduceMatchesNative(t *testing.T) {
 	}
 	t.Run("fileserver", func(t *testing.T) { testReproduce(t, fileServer(t)) })
 	t.Run("serve", func(t *testing.T) {
-		m, err := experiment.DefaultRegistry().Open(context.Background(), "static", experiment.ModelOptions{Engine: "go", ModelsDir: sharedtest.ModelsDir()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		te, err := experiment.NewTextEncoder(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := site(t)
+		te := staticEncoder(t)
 		var count encodeCounter
-		h := count.wrap(serve.NewMux(serve.Options{
-			Assets: os.DirFS(dir),
-			Models: os.DirFS(filepath.Join(dir, "models")),
-			Encoder: func(_ context.Context, name string) (serve.Encoder, error) {
-				if name != "static" {
-					return nil, serve.ErrUnknownModel
-				}
-				return testEncoder{TextEncoder: te, engine: m.Engine}, nil
-			},
-		}))
+		h := encodingServer(t, testEncoder{TextEncoder: te, engine: te.Engine()}, &count)
 		testReproduce(t, h)
 		count.mu.Lock()
 		defer count.mu.Unlock()
