@@ -218,9 +218,9 @@ func TestSharedCollections(t *testing.T) {
 			grades: map[int]int{1: 2083}, firstDoc: "1", lastQ: "93"},
 		{dir: "cacm", split: "test", docs: 3204, queries: 64, judged: 52, qrels: 796,
 			grades: map[int]int{1: 796}, firstDoc: "CACM-0001", lastQ: "64", firstDocTitlePre: "Preliminary Report",
-			// The qrels write docs below 1000 unpadded ("CACM-115") while
-			// the corpus pads them ("CACM-0115"): 46 docs, 55 judgments.
-			absentDocs: 46},
+			// The qrels pad document ids like the corpus ("CACM-0115"):
+			// every judgment names a document of the corpus.
+			absentDocs: 0},
 		{dir: "squad-v1.1-dev", split: "test", docs: 2067, queries: 10570, judged: 10570, qrels: 10570, answers: 10570,
 			grades: map[int]int{1: 10570}, firstDoc: "a00p000", firstDocTitlePre: "Super Bowl 50"},
 		{dir: "hotpotqa-dev-100", split: "test", docs: 991, queries: 100, judged: 100, qrels: 200, answers: 100,
