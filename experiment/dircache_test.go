@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/results"
 	"github.com/dreval/dreval/retrieval"
 )
 
@@ -106,7 +107,7 @@ func FuzzFloatJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var x experiment.Float
+		var x results.Float
 		if err := x.UnmarshalJSON(b); err != nil {
 			return
 		}
@@ -114,7 +115,7 @@ func FuzzFloatJSON(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%q read as %v does not encode: %v", b, float64(x), err)
 		}
-		var y experiment.Float
+		var y results.Float
 		if err := y.UnmarshalJSON(out); err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/results"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden_fake_demo.json")
@@ -17,8 +18,8 @@ var update = flag.Bool("update", false, "rewrite testdata/golden_fake_demo.json"
 // golden is the part of Results the golden file pins: every run's means
 // and every comparison, bit for bit (JSON writes float64 exactly).
 type golden struct {
-	Runs  map[string]map[string]float64               `json:"runs"`
-	Drops map[string]map[string]experiment.Comparison `json:"drops"`
+	Runs  map[string]map[string]float64            `json:"runs"`
+	Drops map[string]map[string]results.Comparison `json:"drops"`
 }
 
 // TestGoldenFakeDemo pins the numbers of a fake-model experiment on the
@@ -35,23 +36,23 @@ func TestGoldenFakeDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := golden{Runs: map[string]map[string]float64{}, Drops: map[string]map[string]experiment.Comparison{}}
+	got := golden{Runs: map[string]map[string]float64{}, Drops: map[string]map[string]results.Comparison{}}
 	for _, m := range res.Datasets[0].Models {
-		for _, rr := range append([]*experiment.RunResult{m.Clean}, m.Perturbed...) {
+		for _, rr := range append([]*results.RunResult{m.Clean}, m.Perturbed...) {
 			vals := map[string]float64{"changed_fraction": rr.ChangedFraction}
-			for k, v := range rr.ST {
+			for k, v := range rr.Means[st] {
 				vals["st:"+k] = v
 			}
-			for k, v := range rr.TREC {
+			for k, v := range rr.Means[trec] {
 				vals["trec:"+k] = v
 			}
 			got.Runs[rr.Name] = vals
 		}
 		for _, rs := range m.Rates {
-			for k, v := range rs.Drop {
-				key := m.Model + "@" + experiment.FormatRate(rs.Rate)
+			for k, v := range rs.Drop[st] {
+				key := m.Model + "@" + results.FormatRate(rs.Rate)
 				if got.Drops[key] == nil {
-					got.Drops[key] = map[string]experiment.Comparison{}
+					got.Drops[key] = map[string]results.Comparison{}
 				}
 				got.Drops[key][k] = v
 			}

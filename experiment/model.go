@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/dreval/dreval/perturb"
+	"github.com/dreval/dreval/results"
 )
 
 // Tokenizer is what an experiment needs of a tokenizer: the ids of a text
@@ -39,17 +40,17 @@ type Embedder interface {
 	Dim() int
 }
 
-// Kind says how a model retrieves.
-type Kind string
+// Kind says how a model retrieves (results.Kind).
+type Kind = results.Kind
 
 // The model kinds.
 const (
 	// Dense models embed queries and documents and rank by cosine.
-	Dense Kind = "dense"
+	Dense = results.Dense
 	// Lexical models (BM25) rank by term statistics over an analyser's
 	// terms. Perturbed queries reach them as the decoded perturbed ids
 	// (PERTURBATION.md), so every model sees the same attack.
-	Lexical Kind = "lexical"
+	Lexical = results.Lexical
 )
 
 // Model is one retriever under evaluation.

@@ -15,6 +15,7 @@ import (
 	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/experiment/experimenttest"
+	"github.com/dreval/dreval/results"
 )
 
 // writeDPRFolder writes a small DPR-style collection without qrels: twelve
@@ -119,7 +120,7 @@ func TestRunWithoutQrels(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range ds.Models {
-		runs := append([]*experiment.RunResult{m.Clean}, m.Perturbed...)
+		runs := append([]*results.RunResult{m.Clean}, m.Perturbed...)
 		if len(runs) != 3 {
 			t.Fatalf("%s: %d runs, want 3", m.Model, len(runs))
 		}
@@ -127,8 +128,8 @@ func TestRunWithoutQrels(t *testing.T) {
 			if len(rr.Run) != 8 || rr.Run["x1"] != nil || rr.Run["x2"] != nil {
 				t.Errorf("%s: %d queries searched (x1 %v, x2 %v), want the 8 questions", rr.Name, len(rr.Run), rr.Run["x1"] != nil, rr.Run["x2"] != nil)
 			}
-			if rr.ST != nil || rr.TREC != nil || rr.PerQuery != nil || rr.VsClean != nil || rr.STQueries != 0 || rr.DuReader != nil {
-				t.Errorf("%s: st %v trec %v per-query %v vs-clean %v: scores without qrels", rr.Name, rr.ST, rr.TREC, rr.PerQuery, rr.VsClean)
+			if rr.Means != nil || rr.PerQuery != nil || rr.VsClean != nil || rr.Queries != nil {
+				t.Errorf("%s: means %v queries %v per-query %v vs-clean %v: scores without qrels", rr.Name, rr.Means, rr.Queries, rr.PerQuery, rr.VsClean)
 			}
 			want, err := answer.TopK(rr.Run, questions, passages, answer.Options{Ks: []int{1, 2, 5}, Mode: answer.String})
 			if err != nil {
@@ -147,7 +148,7 @@ func TestRunWithoutQrels(t *testing.T) {
 			t.Fatalf("%s: %d rate summaries", m.Model, len(m.Rates))
 		}
 		rs := m.Rates[0]
-		if rs.ST != nil || rs.TREC != nil || rs.Drop != nil || rs.TRECDrop != nil || rs.DuReader != nil {
+		if rs.Stats != nil || rs.Drop != nil {
 			t.Errorf("%s: rate summary has st/trec values without qrels: %+v", m.Model, rs)
 		}
 		if rs.ChangedFraction.N != 2 || rs.ChangedFraction.Mean <= 0 {
@@ -222,8 +223,8 @@ func TestRunWithoutQrelsErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := res.Datasets[0].Models[0]
-	if m.Clean.DuReader != nil || m.Rates[0].DuReader != nil || m.Rates[0].DuReaderDrop != nil || m.Clean.Answers["substring"] == nil {
-		t.Errorf("dureader without qrels: dureader %v / %v, answers %v", m.Clean.DuReader, m.Rates[0].DuReader, m.Clean.Answers)
+	if m.Clean.Means != nil || m.Rates[0].Stats != nil || m.Rates[0].Drop != nil || m.Clean.Answers["substring"] == nil {
+		t.Errorf("dureader without qrels: means %v / %v, answers %v", m.Clean.Means, m.Rates[0].Stats, m.Clean.Answers)
 	}
 	if !strings.Contains(strings.Join(res.Warnings, "\n"), "st, trec and dureader scores need judgments") {
 		t.Errorf("warnings %q", res.Warnings)
@@ -253,7 +254,7 @@ func TestAverageSkipsDatasetsWithoutQrels(t *testing.T) {
 	if res.Average != nil {
 		t.Errorf("average over one dataset with qrels: %v", res.Average)
 	}
-	if res.Datasets[1].Models[0].Clean.ST == nil {
+	if res.Datasets[1].Models[0].Clean.Means[st] == nil {
 		t.Errorf("the dataset with qrels lost its st values")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/dreval/dreval/experiment/experimenttest"
 	"github.com/dreval/dreval/metrics"
 	"github.com/dreval/dreval/perturb"
+	"github.com/dreval/dreval/results"
 	"github.com/dreval/dreval/retrieval"
 )
 
@@ -81,28 +82,28 @@ func TestRunFakeOnDemo(t *testing.T) {
 	if len(mr.Perturbed) != 6 || len(mr.Rates) != 2 {
 		t.Fatalf("%d perturbed runs and %d rate summaries, want 6 and 2", len(mr.Perturbed), len(mr.Rates))
 	}
-	if mr.Perturbed[0].Name != "fake__rate0.1__seed1" || mr.Perturbed[0].File != "runs/fake__rate0.1__seed1.trec" || mr.Clean.Name != "fake__clean" {
-		t.Errorf("run names %q %q %q", mr.Clean.Name, mr.Perturbed[0].Name, mr.Perturbed[0].File)
+	if mr.Perturbed[0].Name != "fake__rate0.1__seed1" || mr.Clean.Name != "fake__clean" {
+		t.Errorf("run names %q %q", mr.Clean.Name, mr.Perturbed[0].Name)
 	}
 	// Every reported mean is what metrics computes on the run.
-	for _, rr := range append([]*experiment.RunResult{mr.Clean}, mr.Perturbed...) {
+	for _, rr := range append([]*results.RunResult{mr.Clean}, mr.Perturbed...) {
 		checkScores(t, c, rr, res)
 	}
 	// The bag-of-words fake retrieves the demo well clean, and half the
 	// tokens shifted hurts it.
-	clean := mr.Clean.ST["ndcg@10"]
-	heavy := mr.Rates[1].ST["ndcg@10"].Mean
+	clean := mr.Clean.Means[st]["ndcg@10"]
+	heavy := mr.Rates[1].Stats[st]["ndcg@10"].Mean
 	if !(clean > 0.3) || !(heavy < clean) {
 		t.Errorf("ndcg@10 clean %v, at rate 0.5 %v: want a good clean run and a drop", clean, heavy)
 	}
-	d := mr.Rates[1].Drop["ndcg@10"]
+	d := mr.Rates[1].Drop[st]["ndcg@10"]
 	if math.Abs(float64(d.MeanDiff)-(float64(d.MeanB)-float64(d.MeanA))) > 1e-12 || float64(d.MeanA) != clean {
 		t.Errorf("drop %+v inconsistent with clean %v", d, clean)
 	}
 	if !(float64(d.PRandomization) < 0.05) {
 		t.Errorf("drop at rate 0.5 has p %v; want significant", d.PRandomization)
 	}
-	if mean := mr.Rates[1].ST["ndcg@10"].Mean; math.Abs(float64(d.MeanB)-mean) > 1e-12 {
+	if mean := mr.Rates[1].Stats[st]["ndcg@10"].Mean; math.Abs(float64(d.MeanB)-mean) > 1e-12 {
 		t.Errorf("seed-averaged per-query mean %v differs from the mean over seeds %v", d.MeanB, mean)
 	}
 	// The realised fraction of changed tokens is near 0.9*rate.
@@ -137,18 +138,21 @@ func TestRunFakeOnDemo(t *testing.T) {
 }
 
 // checkScores recomputes rr's means and per-query values with metrics.
-func checkScores(t *testing.T, c *dataset.Collection, rr *experiment.RunResult, res *experiment.Results) {
+func checkScores(t *testing.T, c *dataset.Collection, rr *results.RunResult, res *results.Results) {
 	t.Helper()
 	qrels := metrics.Qrels{}
 	for _, q := range c.JudgedQueries() {
 		qrels[q.ID] = c.Qrels[q.ID]
 	}
-	for _, conv := range []metrics.Convention{metrics.ConventionST, metrics.ConventionTREC} {
-		names, got := res.STMeasures, rr.ST
-		if conv == metrics.ConventionTREC {
-			names, got = res.TRECMeasures, rr.TREC
+	if len(res.Conventions) < 2 {
+		t.Fatalf("scored under %v: want st and trec at least", res.Conventions)
+	}
+	for _, cm := range res.Conventions {
+		conv, got := cm.Convention, rr.Means[cm.Convention]
+		if len(got) != len(cm.Names) || rr.Queries[conv] == 0 {
+			t.Errorf("%s %s: %d means over %d queries for %d measures", rr.Name, conv, len(got), rr.Queries[conv], len(cm.Names))
 		}
-		ms, err := metrics.ParseMeasures(names, conv)
+		ms, err := metrics.ParseMeasures(cm.Names, conv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,10 +165,7 @@ func checkScores(t *testing.T, c *dataset.Collection, rr *experiment.RunResult, 
 				t.Errorf("%s %s %s = %v, metrics says %v", rr.Name, conv, m, got[m.String()], want.All[i])
 			}
 			for qid, vals := range want.PerQuery {
-				qv := rr.PerQuery[qid].TREC
-				if conv == metrics.ConventionST {
-					qv = rr.PerQuery[qid].ST
-				}
+				qv := rr.PerQuery[qid][conv]
 				if qv[m.String()] != vals[i] {
 					t.Errorf("%s %s query %s %s = %v, metrics says %v", rr.Name, conv, qid, m, qv[m.String()], vals[i])
 				}
@@ -225,7 +226,7 @@ func TestCorpusCache(t *testing.T) {
 	if n := emb.Seqs - before; n != len(distinct) {
 		t.Errorf("second run embedded %d sequences, want only the %d distinct queries", n, len(distinct))
 	}
-	if a, b := first.Datasets[0].Models[0].Clean.ST["ndcg@10"], second.Datasets[0].Models[0].Clean.ST["ndcg@10"]; a != b {
+	if a, b := first.Datasets[0].Models[0].Clean.Means[st]["ndcg@10"], second.Datasets[0].Models[0].Clean.Means[st]["ndcg@10"]; a != b {
 		t.Errorf("cached run ndcg@10 %v, fresh %v", b, a)
 	}
 }
@@ -420,10 +421,10 @@ func TestLexicalModel(t *testing.T) {
 	if bm.Kind != experiment.Lexical || bm.CorpusCache != "" {
 		t.Errorf("kind %q cache %q", bm.Kind, bm.CorpusCache)
 	}
-	for _, rr := range append([]*experiment.RunResult{bm.Clean}, bm.Perturbed...) {
+	for _, rr := range append([]*results.RunResult{bm.Clean}, bm.Perturbed...) {
 		checkScores(t, c, rr, res)
 	}
-	if clean, heavy := bm.Clean.ST["ndcg@10"], bm.Rates[1].ST["ndcg@10"].Mean; !(clean > 0.3) || !(heavy < clean) {
+	if clean, heavy := bm.Clean.Means[st]["ndcg@10"], bm.Rates[1].Stats[st]["ndcg@10"].Mean; !(clean > 0.3) || !(heavy < clean) {
 		t.Errorf("BM25 ndcg@10 clean %v, rate 0.5 %v: want a good clean run and a drop", clean, heavy)
 	}
 	// Both models read the same perturbed ids: same examples.
@@ -464,8 +465,8 @@ func TestPerturbationModes(t *testing.T) {
 				if rs.ChangedFraction.Mean <= 0.05 {
 					t.Errorf("%s: changed fraction %v at rate 0.5", m.Model, rs.ChangedFraction.Mean)
 				}
-				if !(rs.ST["ndcg@10"].Mean < m.Clean.ST["ndcg@10"]) {
-					t.Errorf("%s: ndcg@10 %v at rate 0.5, clean %v: want a drop", m.Model, rs.ST["ndcg@10"].Mean, m.Clean.ST["ndcg@10"])
+				if !(rs.Stats[st]["ndcg@10"].Mean < m.Clean.Means[st]["ndcg@10"]) {
+					t.Errorf("%s: ndcg@10 %v at rate 0.5, clean %v: want a drop", m.Model, rs.Stats[st]["ndcg@10"].Mean, m.Clean.Means[st]["ndcg@10"])
 				}
 				for _, ex := range m.Examples {
 					if ex.Changed > 0 && ex.Decoded == ex.PerturbedDecoded {
@@ -491,7 +492,7 @@ func TestSingleSeedDropEqualsPairedTest(t *testing.T) {
 	}
 	mr := res.Datasets[0].Models[0]
 	run := mr.Perturbed[0]
-	for _, name := range res.STMeasures {
+	for _, name := range res.Measures(st) {
 		// The resampling draws follow the query order: the runner's is
 		// sorted query ids.
 		a, b := sortedPairs(mr.Clean, run, name)
@@ -499,7 +500,7 @@ func TestSingleSeedDropEqualsPairedTest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := mr.Rates[0].Drop[name]
+		got := mr.Rates[0].Drop[st][name]
 		if float64(got.MeanDiff) != want.Diff || float64(got.PRandomization) != want.PRandomization ||
 			float64(got.CILow) != want.CILow || float64(got.CIHigh) != want.CIHigh {
 			t.Errorf("%s: drop %+v, fresh paired test %+v", name, got, want)
@@ -509,17 +510,24 @@ func TestSingleSeedDropEqualsPairedTest(t *testing.T) {
 
 // sortedPairs returns the clean and perturbed per-query values of an st
 // measure, in query id order, over the queries the clean run scored.
-func sortedPairs(clean, run *experiment.RunResult, name string) (a, b []float64) {
+func sortedPairs(clean, run *results.RunResult, name string) (a, b []float64) {
 	ids := make([]string, 0, len(clean.PerQuery))
 	for qid, qv := range clean.PerQuery {
-		if _, ok := qv.ST[name]; ok {
+		if _, ok := qv[st][name]; ok {
 			ids = append(ids, qid)
 		}
 	}
 	slices.Sort(ids)
 	for _, qid := range ids {
-		a = append(a, clean.PerQuery[qid].ST[name])
-		b = append(b, run.PerQuery[qid].ST[name])
+		a = append(a, clean.PerQuery[qid][st][name])
+		b = append(b, run.PerQuery[qid][st][name])
 	}
 	return a, b
 }
+
+// The conventions' short names in the tests.
+const (
+	st       = metrics.ConventionST
+	trec     = metrics.ConventionTREC
+	dureader = metrics.ConventionDuReader
+)

@@ -4,14 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/dreval/dreval/answer"
 	"github.com/dreval/dreval/dataset"
-	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/results"
 )
 
 // The tasks of Config.Task.
@@ -31,9 +30,6 @@ const (
 // Tasks lists the task names.
 var Tasks = []string{TaskIR, TaskDPR, TaskDuReader}
 
-// DuReaderMeasures are the DuReader_retrieval official script's measures.
-var DuReaderMeasures = []string{"MRR@10", "recall@1", "recall@50"}
-
 // hasAnswers reports whether the task measures answer-span accuracy.
 func hasAnswers(task string) bool { return task == TaskDPR || task == TaskDuReader }
 
@@ -46,52 +42,6 @@ func defaultAnswerModes(task string) []answer.Mode {
 		return []answer.Mode{answer.String, answer.Substring}
 	}
 	return nil
-}
-
-// AnswerSummary describes the questions of a dataset's answer-span
-// accuracy: where the answers came from and which searched queries count
-// as misses whatever is retrieved.
-type AnswerSummary struct {
-	// Source is "answers" (answers.jsonl's answers) or "extractive
-	// answers" (DuReader's fake_answers).
-	Source string `json:"source"`
-	// Questions is the denominator of every accuracy: the searched
-	// queries with answers, the unanswerable ones included.
-	Questions int `json:"questions"`
-	// Unanswerable lists the questions no passage can answer by span (all
-	// answers yes or no): misses in every run, kept in the denominator.
-	Unanswerable []string `json:"unanswerable"`
-	// WithoutAnswers lists the searched queries with no answers entry:
-	// they are not questions and are not in the denominator.
-	WithoutAnswers []string `json:"without_answers,omitempty"`
-}
-
-// AnswerAccuracy is one run's answer-span top-k accuracy in one matching
-// mode (see package answer).
-type AnswerAccuracy struct {
-	Ks       []int     `json:"ks"`
-	Accuracy []float64 `json:"accuracy"`
-	Hits     []int     `json:"hits"`
-	// Questions is the denominator.
-	Questions      int `json:"questions"`
-	MissingFromRun int `json:"missing_from_run"`
-	Unanswerable   int `json:"unanswerable"`
-	EmptyAnswers   int `json:"empty_answers"`
-	// FirstHit maps every question to the rank of its first
-	// answer-bearing passage (0: none).
-	FirstHit map[string]int `json:"first_hit"`
-}
-
-// hit returns the question's hit@k indicator.
-func (a *AnswerAccuracy) hit(qid string, k int) (float64, bool) {
-	r, ok := a.FirstHit[qid]
-	if !ok {
-		return 0, false
-	}
-	if r >= 1 && r <= k {
-		return 1, true
-	}
-	return 0, true
 }
 
 // taskData is what a dataset needs for the task's extra scores.
@@ -120,7 +70,7 @@ func answerSource(c *dataset.Collection, task string) (string, map[string][]stri
 
 // prepareTask builds the dataset's questions for the answer accuracy; it
 // returns nil when the task has none.
-func (r *runner) prepareTask(c *dataset.Collection, name string, queries []dataset.Query, dr *DatasetResult) (*taskData, error) {
+func (r *runner) prepareTask(c *dataset.Collection, name string, queries []dataset.Query, dr *results.DatasetResult) (*taskData, error) {
 	if !hasAnswers(r.cfg.Task) {
 		return nil, nil
 	}
@@ -150,7 +100,7 @@ func (r *runner) prepareTask(c *dataset.Collection, name string, queries []datas
 			un[q.ID] = "not a passage span (" + dataset.NotSpansFile + ")"
 		}
 	}
-	sum := &AnswerSummary{Source: src, Questions: len(qs), WithoutAnswers: without, Unanswerable: []string{}}
+	sum := &results.AnswerSummary{Source: src, Questions: len(qs), WithoutAnswers: without, Unanswerable: []string{}}
 	for id := range un {
 		sum.Unanswerable = append(sum.Unanswerable, id)
 	}
@@ -174,127 +124,59 @@ func (r *runner) prepareTask(c *dataset.Collection, name string, queries []datas
 	return &taskData{questions: qs, passages: p, opts: answer.Options{Ks: r.cfg.AnswerKs, Unanswerable: un}}, nil
 }
 
-// scoreTask adds the task's scores to rr: the answer accuracy in every
-// mode, and the dureader convention.
-func (r *runner) scoreTask(td *taskData, qrels metrics.Qrels, rr *RunResult) error {
-	if td != nil {
-		rr.Answers = map[string]*AnswerAccuracy{}
-		for _, mode := range r.cfg.AnswerModes {
-			o := td.opts
-			o.Mode = mode
-			res, err := answer.TopK(rr.Run, td.questions, td.passages, o)
-			if err != nil {
-				return fmt.Errorf("answer accuracy (%s): %w", mode, err)
-			}
-			rr.Answers[mode.String()] = &AnswerAccuracy{
-				Ks: res.Ks, Accuracy: res.Accuracy, Hits: res.Hits, Questions: res.Questions,
-				MissingFromRun: len(res.MissingFromRun), Unanswerable: len(res.Unanswerable),
-				EmptyAnswers: len(res.EmptyAnswers), FirstHit: res.FirstHit,
-			}
-		}
-	}
-	if r.cfg.Task != TaskDuReader || !judged(td) {
+// scoreAnswers adds the answer accuracy in every mode of the task to
+// rr; nothing when the task measures none (td nil).
+func (r *runner) scoreAnswers(td *taskData, rr *results.RunResult) error {
+	if td == nil {
 		return nil
 	}
-	ms, err := parseInOrder(DuReaderMeasures, metrics.ConventionDuReader)
-	if err != nil {
-		return err
-	}
-	res, err := metrics.Evaluate(qrels, rr.Run, ms, metrics.Options{Convention: metrics.ConventionDuReader, Complete: true})
-	if err != nil {
-		return fmt.Errorf("dureader convention: %w", err)
-	}
-	rr.DuReader = make(map[string]float64, len(ms))
-	for i, m := range ms {
-		rr.DuReader[m.String()] = res.All[i]
-	}
-	rr.DuReaderQueries = res.NumQ
-	set := func(qid string, vals []float64) {
-		qv := rr.PerQuery[qid]
-		qv.DuReader = make(map[string]float64, len(ms))
-		for i, m := range ms {
-			v := 0.0
-			if vals != nil {
-				v = vals[i]
-			}
-			qv.DuReader[m.String()] = v
+	rr.Answers = map[string]*results.AnswerAccuracy{}
+	for _, mode := range r.cfg.AnswerModes {
+		o := td.opts
+		o.Mode = mode
+		res, err := answer.TopK(rr.Run, td.questions, td.passages, o)
+		if err != nil {
+			return fmt.Errorf("answer accuracy (%s): %w", mode, err)
 		}
-		rr.PerQuery[qid] = qv
-	}
-	for qid, vals := range res.PerQuery {
-		set(qid, vals)
-	}
-	for _, qid := range res.Missing {
-		set(qid, nil)
+		rr.Answers[mode.String()] = &results.AnswerAccuracy{
+			Ks: res.Ks, Accuracy: res.Accuracy, Hits: res.Hits, Questions: res.Questions,
+			MissingFromRun: len(res.MissingFromRun), Unanswerable: len(res.Unanswerable),
+			EmptyAnswers: len(res.EmptyAnswers), FirstHit: res.FirstHit,
+		}
 	}
 	return nil
 }
 
-// dureaderGetter reads a dureader measure of a query.
-func dureaderGetter(name string) func(*RunResult, string) (float64, bool) {
-	return func(rr *RunResult, qid string) (float64, bool) {
-		v, ok := rr.PerQuery[qid].DuReader[name]
-		return v, ok
-	}
-}
-
-// answerGetter reads a question's hit@k in mode.
-func answerGetter(mode string, k int) func(*RunResult, string) (float64, bool) {
-	return func(rr *RunResult, qid string) (float64, bool) {
-		a := rr.Answers[mode]
-		if a == nil {
-			return 0, false
-		}
-		return a.hit(qid, k)
-	}
-}
-
-// summarizeTask adds the task's summaries over seeds to s.
-func (r *runner) summarizeTask(clean *RunResult, runs []*RunResult, s *RateSummary, td *taskData) error {
-	if r.cfg.Task == TaskDuReader && judged(td) {
-		s.DuReader = map[string]Stat{}
-		for _, name := range r.res.DuReaderMeasures {
-			xs := make([]float64, len(runs))
-			for i, rr := range runs {
-				xs[i] = rr.DuReader[name]
-			}
-			s.DuReader[name] = NewStat(xs)
-		}
-		var err error
-		if s.DuReaderDrop, err = r.compareBy(clean, runs, r.res.DuReaderMeasures, dureaderGetter); err != nil {
-			return err
-		}
-	}
+// summarizeAnswers adds the answer accuracy's summaries over seeds to s.
+func (r *runner) summarizeAnswers(clean *results.RunResult, runs []*results.RunResult, s *results.RateSummary) error {
 	if clean.Answers == nil {
 		return nil
 	}
-	s.Answers = map[string][]Stat{}
-	s.AnswerDrop = map[string][]Comparison{}
+	s.Answers = map[string][]results.Stat{}
+	s.AnswerDrop = map[string][]results.Comparison{}
 	for _, mode := range r.res.AnswerModes {
 		ca := clean.Answers[mode]
 		if ca == nil {
 			continue
 		}
-		stats := make([]Stat, len(ca.Ks))
+		stats := make([]results.Stat, len(ca.Ks))
 		names := make([]string, len(ca.Ks))
+		getters := make([]getter, len(ca.Ks))
 		for j, k := range ca.Ks {
 			xs := make([]float64, len(runs))
 			for i, rr := range runs {
 				xs[i] = rr.Answers[mode].Accuracy[j]
 			}
-			stats[j] = NewStat(xs)
+			stats[j] = results.NewStat(xs)
 			names[j] = fmt.Sprint(k)
+			getters[j] = answerGetter(mode, k)
 		}
 		s.Answers[mode] = stats
-		cmp, err := r.compareBy(clean, runs, names, func(k string) func(*RunResult, string) (float64, bool) {
-			var kk int
-			fmt.Sscan(k, &kk)
-			return answerGetter(mode, kk)
-		})
+		cmp, err := r.compareBy(clean, runs, names, getters)
 		if err != nil {
 			return err
 		}
-		drops := make([]Comparison, len(ca.Ks))
+		drops := make([]results.Comparison, len(ca.Ks))
 		for j := range ca.Ks {
 			drops[j] = cmp[names[j]]
 		}
@@ -347,69 +229,4 @@ func JoinCJK(s string) string {
 
 func isCJK(r rune) bool {
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
-}
-
-// averageDrops computes Results.Average: for every model run on every
-// dataset with qrels, every perturbed rate and st measure, the drop
-// averaged over those datasets and the paired comparison over the pooled
-// queries. Datasets without qrels have no st values and are left out.
-func (r *runner) averageDrops() ([]*AverageDrop, error) {
-	var ds []*DatasetResult
-	for _, d := range r.res.Datasets {
-		if !d.QrelsAbsent {
-			ds = append(ds, d)
-		}
-	}
-	if len(ds) < 2 {
-		return nil, nil
-	}
-	var out []*AverageDrop
-	for _, m0 := range ds[0].Models {
-		per := make([]*ModelResult, 0, len(ds))
-		for _, d := range ds {
-			for _, m := range d.Models {
-				if m.Model == m0.Model {
-					per = append(per, m)
-				}
-			}
-		}
-		if len(per) != len(ds) {
-			continue
-		}
-		for _, rate := range r.cfg.perturbedRates() {
-			for _, name := range r.res.STMeasures {
-				ad := &AverageDrop{Model: m0.Model, Rate: rate, Measure: name, Datasets: len(ds)}
-				var a, b []float64
-				for _, m := range per {
-					var runs []*RunResult
-					for _, rr := range m.Perturbed {
-						if rr.Rate == rate {
-							runs = append(runs, rr)
-						}
-					}
-					ad.Clean += m.Clean.ST[name] / float64(len(per))
-					var sum float64
-					for _, rr := range runs {
-						sum += rr.ST[name]
-					}
-					if len(runs) > 0 {
-						ad.Perturbed += sum / float64(len(runs)) / float64(len(per))
-					}
-					_, xa, xb := values(m.Clean, runs, stGetter(name))
-					a, b = append(a, xa...), append(b, xb...)
-				}
-				ad.Drop = Float(ad.Clean - ad.Perturbed)
-				ad.Relative = Float(math.NaN())
-				if ad.Clean != 0 {
-					ad.Relative = ad.Drop / Float(ad.Clean)
-				}
-				var err error
-				if ad.Pooled, err = pairedCompare(a, b, r.cfg.Resamples, r.cfg.TestSeed); err != nil {
-					return nil, fmt.Errorf("average drop of %s at rate %v on %s: %w", m0.Model, rate, name, err)
-				}
-				out = append(out, ad)
-			}
-		}
-	}
-	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/dreval/dreval/answer"
 	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/results"
 )
 
 func TestJoinCJK(t *testing.T) {
@@ -94,7 +95,7 @@ func TestTaskDPRYesNoAndDrop(t *testing.T) {
 		t.Fatalf("answer summary %+v", ds.Answers)
 	}
 	m := ds.Models[0]
-	for _, rr := range append([]*experiment.RunResult{m.Clean}, m.Perturbed...) {
+	for _, rr := range append([]*results.RunResult{m.Clean}, m.Perturbed...) {
 		a := rr.Answers["string"]
 		for j, k := range a.Ks {
 			hits := 0

@@ -75,6 +75,26 @@ func ParseConvention(s string) (Convention, error) {
 	return 0, fmt.Errorf("unknown convention %q: expected one of %s", s, strings.Join(conventionNames, ", "))
 }
 
+// MarshalText implements encoding.TextMarshaler: a convention is written
+// by its name, so that maps keyed by convention read as {"st": ...} in
+// JSON.
+func (c Convention) MarshalText() ([]byte, error) {
+	if !c.valid() {
+		return nil, fmt.Errorf("cannot write %v: not a convention", c)
+	}
+	return []byte(c.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler (see ParseConvention).
+func (c *Convention) UnmarshalText(b []byte) error {
+	v, err := ParseConvention(string(b))
+	if err != nil {
+		return err
+	}
+	*c = v
+	return nil
+}
+
 func (c Convention) valid() bool { return c >= 0 && int(c) < len(conventionNames) }
 
 // trecFamily reports whether c uses the trec_eval measure names.

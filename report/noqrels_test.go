@@ -4,19 +4,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/results"
 )
 
 // withoutQrels turns dataset i of res into a dataset without qrels, as
 // experiment.Run leaves one: answer accuracy only, no st, trec or
 // dureader values.
-func withoutQrels(res *experiment.Results, i int) *experiment.DatasetResult {
+func withoutQrels(res *results.Results, i int) *results.DatasetResult {
 	ds := res.Datasets[i]
 	ds.QrelsAbsent, ds.Judged, ds.Unanswered = true, 0, 3
 	for _, m := range ds.Models {
-		m.Clean.ST, m.Clean.TREC, m.Clean.DuReader = nil, nil, nil
+		m.Clean.Means, m.Clean.Queries, m.Clean.PerQuery = nil, nil, nil
 		for _, rs := range m.Rates {
-			rs.ST, rs.TREC, rs.Drop, rs.TRECDrop, rs.DuReader, rs.DuReaderDrop = nil, nil, nil, nil, nil, nil
+			rs.Stats, rs.Drop = nil, nil
 		}
 	}
 	return ds
@@ -25,7 +26,10 @@ func withoutQrels(res *experiment.Results, i int) *experiment.DatasetResult {
 func TestTablesWithoutQrels(t *testing.T) {
 	res := fakeTaskResults()
 	ds := withoutQrels(res, 1)
-	for _, tb := range []*Table{MainTable(res, ds), TRECTable(res, ds), DropTable(res, ds)} {
+	if ConventionTable(res, ds, metrics.ConventionTREC) != nil {
+		t.Errorf("a table of the trec convention, which the results were not scored under")
+	}
+	for _, tb := range []*Table{MainTable(res, ds), ConventionTable(res, ds, metrics.ConventionDuReader), DropTable(res, ds)} {
 		if len(tb.Rows) != 0 {
 			t.Errorf("%s: %d rows for a dataset without qrels", tb.Name, len(tb.Rows))
 		}
@@ -35,6 +39,9 @@ func TestTablesWithoutQrels(t *testing.T) {
 	}
 	if tb := DuReaderTable(res, ds); tb != nil {
 		t.Errorf("dureader table without qrels: %d rows", len(tb.Rows))
+	}
+	if tb := ConventionTable(res, ds, metrics.ConventionDuReader); !strings.Contains(tb.Caption, "DuReader_retrieval measures cannot be computed") {
+		t.Errorf("dureader table caption %q", tb.Caption)
 	}
 	var names []string
 	for _, tb := range DatasetTables(res, ds) {
@@ -58,7 +65,8 @@ func TestTablesWithoutQrels(t *testing.T) {
 	for _, tb := range DatasetTables(res, res.Datasets[0]) {
 		names1 = append(names1, tb.Name)
 	}
-	if got := strings.Join(names1, ","); got != "d1,trec-d1,dureader-d1,answers-d1,drop-d1,answers-drop-d1" {
+	// One table per convention scored (st and dureader: no trec here).
+	if got := strings.Join(names1, ","); got != "d1,dureader-d1,answers-d1,drop-d1,answers-drop-d1" {
 		t.Errorf("tables of the dataset with qrels: %s", got)
 	}
 	// One dataset with qrels is left: no average over datasets.

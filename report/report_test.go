@@ -19,13 +19,14 @@ import (
 	"github.com/dreval/dreval/metrics"
 	"github.com/dreval/dreval/report"
 	"github.com/dreval/dreval/report/reporttest"
+	"github.com/dreval/dreval/results"
 )
 
-// results returns reporttest.Results.
-func results(t *testing.T) (one, two *experiment.Results) { return reporttest.Results(t) }
+// fakeResults returns reporttest.Results.
+func fakeResults(t *testing.T) (one, two *results.Results) { return reporttest.Results(t) }
 
 func TestMainTableShape(t *testing.T) {
-	res, _ := results(t)
+	res, _ := fakeResults(t)
 	ds := res.Datasets[0]
 	tab := report.MainTable(res, ds)
 	wantHeader := []string{"Model", "Run", "Acc@1", "Prec@1", "Rec@1", "NDCG@10", "MRR@10", "MAP@100"}
@@ -40,17 +41,17 @@ func TestMainTableShape(t *testing.T) {
 		if row[0].Text != m.Model {
 			t.Errorf("row %d model %q, want %q", i, row[0].Text, m.Model)
 		}
-		for j, name := range res.STMeasures {
+		for j, name := range res.Measures(st) {
 			c := row[2+j]
 			if i%3 == 0 {
-				if row[1].Text != "clean" || c.Mean != m.Clean.ST[name] || c.HasSD {
-					t.Errorf("row %d %s: %+v, want clean %v without sd", i, name, c, m.Clean.ST[name])
+				if row[1].Text != "clean" || c.Mean != m.Clean.Means[st][name] || c.HasSD {
+					t.Errorf("row %d %s: %+v, want clean %v without sd", i, name, c, m.Clean.Means[st][name])
 				}
 				continue
 			}
 			rs := m.Rates[i%3-1]
-			if row[1].Text != report.RateLabel(rs.Rate) || c.Mean != rs.ST[name].Mean || c.SD != rs.ST[name].SD || !c.HasSD {
-				t.Errorf("row %d %s: %+v, want %v ± %v", i, name, c, rs.ST[name].Mean, rs.ST[name].SD)
+			if row[1].Text != report.RateLabel(rs.Rate) || c.Mean != rs.Stats[st][name].Mean || c.SD != rs.Stats[st][name].SD || !c.HasSD {
+				t.Errorf("row %d %s: %+v, want %v ± %v", i, name, c, rs.Stats[st][name].Mean, rs.Stats[st][name].SD)
 			}
 		}
 	}
@@ -64,7 +65,7 @@ func TestMainTableShape(t *testing.T) {
 }
 
 func TestCSVReadsBack(t *testing.T) {
-	res, _ := results(t)
+	res, _ := fakeResults(t)
 	tab := report.DropTable(res, res.Datasets[0])
 	var b bytes.Buffer
 	if err := tab.CSV(&b); err != nil {
@@ -86,15 +87,15 @@ func TestCSVReadsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := float64(m.Rates[0].Drop["precision@1"].MeanDiff); got != want {
+	if want := float64(m.Rates[0].Drop[st]["precision@1"].MeanDiff); got != want {
 		t.Errorf("CSV diff %v, want %v at full precision", got, want)
 	}
 }
 
 func TestLaTeX(t *testing.T) {
-	res, _ := results(t)
+	res, _ := fakeResults(t)
 	var b bytes.Buffer
-	if err := report.TRECTable(res, res.Datasets[0]).LaTeX(&b); err != nil {
+	if err := report.ConventionTable(res, res.Datasets[0], trec).LaTeX(&b); err != nil {
 		t.Fatal(err)
 	}
 	s := b.String()
@@ -111,11 +112,11 @@ func TestCellFormats(t *testing.T) {
 		want string
 	}{
 		{report.NumCell(0.5), "0.5000"},
-		{report.StatCell(experiment.Stat{Mean: 0.25, SD: 0.01, N: 3}), "0.2500 ± 0.0100"},
-		{report.StatCell(experiment.Stat{Mean: 0.25, N: 1}), "0.2500"},
-		{report.DiffCell(experiment.Comparison{MeanDiff: -0.125, PRandomization: 0.00001}), "-0.1250 (p<0.0001)"},
-		{report.DiffCell(experiment.Comparison{MeanDiff: 0.125, PRandomization: 0.5}), "+0.1250 (p=0.5000)"},
-		{report.DiffCell(experiment.Comparison{MeanDiff: experiment.Float(math.NaN()), PRandomization: experiment.Float(math.NaN())}), "n/a (p=n/a)"},
+		{report.StatCell(results.Stat{Mean: 0.25, SD: 0.01, N: 3}), "0.2500 ± 0.0100"},
+		{report.StatCell(results.Stat{Mean: 0.25, N: 1}), "0.2500"},
+		{report.DiffCell(results.Comparison{MeanDiff: -0.125, PRandomization: 0.00001}), "-0.1250 (p<0.0001)"},
+		{report.DiffCell(results.Comparison{MeanDiff: 0.125, PRandomization: 0.5}), "+0.1250 (p=0.5000)"},
+		{report.DiffCell(results.Comparison{MeanDiff: results.Float(math.NaN()), PRandomization: results.Float(math.NaN())}), "n/a (p=n/a)"},
 	}
 	for _, tt := range tests {
 		if got := tt.c.String(); got != tt.want {
@@ -127,7 +128,7 @@ func TestCellFormats(t *testing.T) {
 // TestRunFilesScoreAsReported is the promise of the run files: scoring
 // them with package metrics gives the numbers of results.json.
 func TestRunFilesScoreAsReported(t *testing.T) {
-	res, _ := results(t)
+	res, _ := fakeResults(t)
 	ds := res.Datasets[0]
 	var qb bytes.Buffer
 	if err := report.WriteQrels(&qb, ds.Qrels); err != nil {
@@ -138,21 +139,18 @@ func TestRunFilesScoreAsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range ds.Models {
-		for _, rr := range append([]*experiment.RunResult{m.Clean}, m.Perturbed...) {
+		for _, rr := range append([]*results.RunResult{m.Clean}, m.Perturbed...) {
 			var b bytes.Buffer
 			if err := report.WriteRun(&b, rr.Run, rr.Name); err != nil {
 				t.Fatal(err)
 			}
-			for _, conv := range []metrics.Convention{metrics.ConventionST, metrics.ConventionTREC} {
-				names, want := res.STMeasures, rr.ST
-				if conv == metrics.ConventionTREC {
-					names, want = res.TRECMeasures, rr.TREC
-				}
-				ms, err := metrics.ParseMeasures(names, conv)
+			for _, cm := range res.Conventions {
+				conv, want := cm.Convention, rr.Means[cm.Convention]
+				ms, err := metrics.ParseMeasures(cm.Names, conv)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := metrics.EvaluateReader(qrels, bytes.NewReader(b.Bytes()), rr.File, ms, metrics.Options{Convention: conv, Complete: true})
+				got, err := metrics.EvaluateReader(qrels, bytes.NewReader(b.Bytes()), report.RunFile(res, ds, rr), ms, metrics.Options{Convention: conv, Complete: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -170,7 +168,7 @@ func TestRunFilesScoreAsReported(t *testing.T) {
 }
 
 func TestAverageTable(t *testing.T) {
-	one, two := results(t)
+	one, two := fakeResults(t)
 	if report.AverageTable(one) != nil {
 		t.Error("average table with one dataset")
 	}
@@ -179,17 +177,17 @@ func TestAverageTable(t *testing.T) {
 		t.Fatal("no average table with two datasets")
 	}
 	// Clean NDCG@10 of fake is the mean of the two datasets' values.
-	a := two.Datasets[0].Models[0].Clean.ST["ndcg@10"]
-	b := two.Datasets[1].Models[0].Clean.ST["ndcg@10"]
+	a := two.Datasets[0].Models[0].Clean.Means[st]["ndcg@10"]
+	b := two.Datasets[1].Models[0].Clean.Means[st]["ndcg@10"]
 	if got := tab.Rows[0][5].Mean; math.Abs(got-(a+b)/2) > 1e-15 {
 		t.Errorf("average clean NDCG@10 %v, want %v", got, (a+b)/2)
 	}
 	// Perturbed: averaged seed by seed, then mean ± sd over seeds.
 	var xs []float64
 	for i := range two.Config.Seeds {
-		xs = append(xs, (two.Datasets[0].Models[0].Perturbed[i].ST["ndcg@10"]+two.Datasets[1].Models[0].Perturbed[i].ST["ndcg@10"])/2)
+		xs = append(xs, (two.Datasets[0].Models[0].Perturbed[i].Means[st]["ndcg@10"]+two.Datasets[1].Models[0].Perturbed[i].Means[st]["ndcg@10"])/2)
 	}
-	want := experiment.NewStat(xs)
+	want := results.NewStat(xs)
 	if c := tab.Rows[1][5]; math.Abs(c.Mean-want.Mean) > 1e-15 || math.Abs(c.SD-want.SD) > 1e-15 {
 		t.Errorf("average perturbed NDCG@10 %v ± %v, want %v ± %v", c.Mean, c.SD, want.Mean, want.SD)
 	}
@@ -201,44 +199,41 @@ var fakeChart = report.File{Path: "ndcg_vs_rate.svg", Data: []byte(`<?xml versio
 <svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>chart</text></svg>`)}
 
 func TestWriteDir(t *testing.T) {
-	res, _ := results(t)
+	res, _ := fakeResults(t)
 	dir := t.TempDir()
-	written, err := report.WriteDir(dir, res, []report.File{fakeChart})
+	page := func(r *results.Results) ([]byte, error) {
+		if r != res {
+			t.Error("the page renders other results")
+		}
+		return []byte("<!DOCTYPE html>page"), nil
+	}
+	written, err := report.WriteDir(dir, res, report.Extras{Charts: []report.File{fakeChart}, Page: page})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"results.json", "runs/fake__clean.trec", "runs/fake2__rate0.2__seed3.trec",
-		"qrels/demo.qrels", "tables.md", "tables.tex", "tables/demo.csv", "tables/drop-demo.csv", "examples.md",
+		"qrels/demo.qrels", "tables.md", "tables.tex", "tables/demo.csv", "tables/drop-demo.csv", "comparisons.csv", "examples.md",
 		"ndcg_vs_rate.svg", "report.html"} {
 		if _, err := os.Stat(filepath.Join(dir, want)); err != nil {
 			t.Errorf("missing %s: %v", want, err)
 		}
 	}
-	if n := 1 + 2*(1+2*3) + 1 + 2 + 3 + 1 + 1 + 1; len(written) != n {
+	if n := 1 + 2*(1+2*3) + 1 + 2 + 3 + 1 + 1 + 1 + 1; len(written) != n {
 		t.Errorf("wrote %d files, want %d", len(written), n)
 	}
-	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, bad := range []string{"<script", `src="http`, `href="http`, "<?xml"} {
-		if bytes.Contains(html, []byte(bad)) {
-			t.Errorf("report.html contains %q: it must be self-contained", bad)
-		}
-	}
-	if !bytes.Contains(html, []byte("<svg")) || !bytes.Contains(html, []byte("perturbed 20%")) {
-		t.Error("report.html lacks the chart or the tables")
+	if html, err := os.ReadFile(filepath.Join(dir, "report.html")); err != nil || string(html) != "<!DOCTYPE html>page" {
+		t.Errorf("report.html is not what Extras.Page rendered: %q, %v", html, err)
 	}
 	// results.json reads back into Results with the same numbers.
 	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back experiment.Results
+	var back results.Results
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := back.Datasets[0].Models[1].Rates[1].Drop["ndcg@10"], res.Datasets[0].Models[1].Rates[1].Drop["ndcg@10"]; got != want {
+	if got, want := back.Datasets[0].Models[1].Rates[1].Drop[st]["ndcg@10"], res.Datasets[0].Models[1].Rates[1].Drop[st]["ndcg@10"]; got != want {
 		t.Errorf("drop read back %+v, want %+v", got, want)
 	}
 	ex, err := os.ReadFile(filepath.Join(dir, "examples.md"))
@@ -251,16 +246,16 @@ func TestWriteDir(t *testing.T) {
 }
 
 func TestFilesRefuseResultsWithoutRankings(t *testing.T) {
-	res, _ := results(t)
+	res, _ := fakeResults(t)
 	b, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back experiment.Results
+	var back results.Results
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := report.Files(&back, nil); err == nil || !strings.Contains(err.Error(), "no ranking") {
+	if _, err := report.Files(&back, report.Extras{}); err == nil || !strings.Contains(err.Error(), "no ranking") {
 		t.Errorf("got %v, want an error about missing rankings", err)
 	}
 }
@@ -277,7 +272,7 @@ func TestCleanOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := report.Files(res, nil)
+	files, err := report.Files(res, report.Extras{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,8 +288,8 @@ func TestCleanOnly(t *testing.T) {
 }
 
 func TestFilesSeveralDatasets(t *testing.T) {
-	_, two := results(t)
-	files, err := report.Files(two, nil)
+	_, two := fakeResults(t)
+	files, err := report.Files(two, report.Extras{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,5 +326,57 @@ func TestWriteRunRefusesSpaces(t *testing.T) {
 	}
 	if err := report.WriteQrels(io.Discard, metrics.Qrels{"q1": {"a b": 1}}); err == nil {
 		t.Error("qrels with a spaced document id written without error")
+	}
+}
+
+// The conventions' short names in the tests.
+const (
+	st   = metrics.ConventionST
+	trec = metrics.ConventionTREC
+)
+
+// TestComparisonsCSV checks the long-form comparisons: one row per
+// dataset, model, rate, convention and measure, each holding that
+// comparison's numbers at full precision.
+func TestComparisonsCSV(t *testing.T) {
+	res, _ := fakeResults(t)
+	var b bytes.Buffer
+	if err := report.ComparisonsCSV(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	measures := 0
+	for _, cm := range res.Conventions {
+		measures += len(cm.Names)
+	}
+	ds := res.Datasets[0]
+	if want := 1 + len(ds.Models)*len(ds.Models[0].Rates)*measures; len(recs) != want {
+		t.Fatalf("%d records, want %d (a header and one per model, rate and measure)", len(recs), want)
+	}
+	if strings.Join(recs[0], ",") != "dataset,model,perturbation,rate,seeds,convention,measure,clean,perturbed,diff,ci_low,ci_high,p_randomization,p_ttest,queries" {
+		t.Errorf("header %v", recs[0])
+	}
+	seen := 0
+	for _, r := range recs[1:] {
+		m := ds.Model(r[1])
+		rate, _ := strconv.ParseFloat(r[3], 64)
+		conv, err := metrics.ParseConvention(r[5])
+		if m == nil || m.Rate(rate) == nil || err != nil {
+			t.Fatalf("record %v names no run", r)
+		}
+		c, ok := m.Rate(rate).Drop.Get(conv, r[6])
+		if !ok {
+			t.Fatalf("record %v names no comparison", r)
+		}
+		if r[8] != strconv.FormatFloat(float64(c.MeanB), 'g', -1, 64) || r[9] != strconv.FormatFloat(float64(c.MeanDiff), 'g', -1, 64) || r[14] != strconv.Itoa(c.N) {
+			t.Errorf("record %v, comparison %+v", r, c)
+		}
+		seen++
+	}
+	if seen == 0 {
+		t.Error("no record checked")
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/results"
 )
 
 // WriteRun writes run in TREC format, "qid Q0 docid rank score tag", one
@@ -79,7 +79,17 @@ func WriteQrels(w io.Writer, qrels metrics.Qrels) error {
 	return bw.Flush()
 }
 
+// RunFile returns the output path of run rr of dataset ds:
+// runs/<run name>.trec, under runs/<dataset>/ when res holds several
+// datasets.
+func RunFile(res *results.Results, ds *results.DatasetResult, rr *results.RunResult) string {
+	if len(res.Datasets) > 1 {
+		return "runs/" + ds.Name + "/" + rr.Name + ".trec"
+	}
+	return "runs/" + rr.Name + ".trec"
+}
+
 // QrelsFile returns the output path of a dataset's qrels.
-func QrelsFile(ds *experiment.DatasetResult) string {
+func QrelsFile(ds *results.DatasetResult) string {
 	return "qrels/" + ds.Name + ".qrels"
 }

@@ -4,11 +4,10 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
-	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/results"
 )
 
 // Table is a rendered table: a title, a header and rows of cells. Cells
@@ -37,53 +36,29 @@ type Cell struct {
 	// P is the p-value of a difference, shown beside it when HasP.
 	P    float64
 	HasP bool
+	// Count marks a whole number (a count), shown without decimals.
+	Count bool
 }
 
 // TextCell returns a text cell.
 func TextCell(s string) Cell { return Cell{Text: s} }
+
+// CountCell returns a number cell holding a count, shown as a whole
+// number.
+func CountCell(n int) Cell { return Cell{Num: true, Mean: float64(n), Count: true} }
 
 // NumCell returns a number cell.
 func NumCell(v float64) Cell { return Cell{Num: true, Mean: v} }
 
 // StatCell returns a mean ± sd cell; with fewer than two values it shows
 // the mean alone.
-func StatCell(s experiment.Stat) Cell {
+func StatCell(s results.Stat) Cell {
 	return Cell{Num: true, Mean: s.Mean, SD: s.SD, HasSD: s.N > 1}
 }
 
 // DiffCell returns a difference cell with its p-value.
-func DiffCell(c experiment.Comparison) Cell {
+func DiffCell(c results.Comparison) Cell {
 	return Cell{Num: true, Mean: float64(c.MeanDiff), P: float64(c.PRandomization), HasP: true}
-}
-
-// Digits is the number of decimals tables show.
-const Digits = 4
-
-func num(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "n/a"
-	}
-	return strconv.FormatFloat(v, 'f', Digits, 64)
-}
-
-func signed(v float64) string {
-	s := num(v)
-	if v >= 0 && s != "n/a" {
-		s = "+" + s
-	}
-	return s
-}
-
-// pText formats a p-value: "p=0.0123", or "p<0.0001".
-func pText(p float64) string {
-	switch {
-	case math.IsNaN(p):
-		return "p=n/a"
-	case p < 1e-4:
-		return "p<0.0001"
-	default:
-		return "p=" + strconv.FormatFloat(p, 'f', 4, 64)
-	}
 }
 
 // String returns the cell as plain text ("0.6512 ± 0.0123",
@@ -92,12 +67,14 @@ func (c Cell) String() string {
 	switch {
 	case !c.Num:
 		return c.Text
+	case c.Count:
+		return strconv.FormatFloat(c.Mean, 'f', 0, 64)
 	case c.HasP:
-		return signed(c.Mean) + " (" + pText(c.P) + ")"
+		return Signed(c.Mean) + " (" + PValue(c.P) + ")"
 	case c.HasSD:
-		return num(c.Mean) + " ± " + num(c.SD)
+		return Num(c.Mean) + " ± " + Num(c.SD)
 	default:
-		return num(c.Mean)
+		return Num(c.Mean)
 	}
 }
 
@@ -106,12 +83,14 @@ func (c Cell) latex() string {
 	switch {
 	case !c.Num:
 		return latexEscape(c.Text)
+	case c.Count:
+		return "$" + c.String() + "$"
 	case c.HasP:
-		return "$" + signed(c.Mean) + "$ {\\small (" + strings.Replace(pText(c.P), "<", "{<}", 1) + ")}"
+		return "$" + Signed(c.Mean) + "$ {\\small (" + strings.Replace(PValue(c.P), "<", "{<}", 1) + ")}"
 	case c.HasSD:
-		return "$" + num(c.Mean) + " \\pm " + num(c.SD) + "$"
+		return "$" + Num(c.Mean) + " \\pm " + Num(c.SD) + "$"
 	default:
-		return "$" + num(c.Mean) + "$"
+		return "$" + Num(c.Mean) + "$"
 	}
 }
 
@@ -170,12 +149,7 @@ func (t *Table) CSV(w io.Writer) error {
 	if err := cw.Write(header); err != nil {
 		return err
 	}
-	full := func(v float64) string {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return ""
-		}
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
+	full := fullNum
 	for _, row := range t.Rows {
 		var rec []string
 		for i, c := range row {

@@ -5,11 +5,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/results"
 )
 
-// measureLabels are the paper's column names for the st measures.
-var measureLabels = map[string]string{
+// paperLabels are the paper's column names for the st measures.
+var paperLabels = map[string]string{
 	"accuracy@1":  "Acc@1",
 	"precision@1": "Prec@1",
 	"recall@1":    "Rec@1",
@@ -18,13 +19,40 @@ var measureLabels = map[string]string{
 	"map@100":     "MAP@100",
 }
 
-// Label returns the column name of a measure: the paper's for the st
-// measures ("NDCG@10"), the measure name otherwise.
-func Label(measure string) string {
-	if l, ok := measureLabels[measure]; ok {
-		return l
+// Label returns the column name of a measure of convention c: the
+// paper's for the st measures ("NDCG@10"), the measure name otherwise.
+func Label(c metrics.Convention, measure string) string {
+	if c == metrics.ConventionST {
+		if l, ok := paperLabels[measure]; ok {
+			return l
+		}
 	}
 	return measure
+}
+
+// conventionText is how the tables of a convention are named, titled and
+// described: the one place that presents a convention.
+type conventionText struct {
+	name    string // the table's name: prefix + dataset name
+	title   string // appended to the dataset's name
+	what    string // the measures, as a caption names them
+	caption string
+}
+
+func textOf(c metrics.Convention) conventionText {
+	switch c {
+	case metrics.ConventionST:
+		return conventionText{title: "", what: "st measures",
+			caption: "Convention: sentence-transformers (st); queries without a relevant document dropped."}
+	case metrics.ConventionTREC:
+		return conventionText{name: "trec-", title: ": trec_eval measures", what: "trec_eval measures",
+			caption: "Convention: trec_eval (trec); every judged query averaged."}
+	case metrics.ConventionDuReader:
+		return conventionText{name: "dureader-", title: ": DuReader_retrieval measures", what: "DuReader_retrieval measures",
+			caption: "Convention: DuReader_retrieval's official script (the first 50 ids of each list in ranked order; every reference query averaged, a missing one scoring 0; recall@k is a hit rate)."}
+	}
+	return conventionText{name: c.String() + "-", title: ": " + c.String() + " measures", what: c.String() + " measures",
+		caption: "Convention: " + c.String() + "."}
 }
 
 // RateLabel returns "clean" for 0 and "perturbed 5%" for 0.05.
@@ -40,10 +68,10 @@ func Percent(rate float64) string {
 	return strconv.FormatFloat(rate*100, 'f', -1, 64) + "%"
 }
 
-func seedsNote(res *experiment.Results) string {
+func seedsNote(res *results.Results) string {
 	seeds := res.Config.Seeds
 	switch {
-	case len(perturbedRates(res)) == 0:
+	case len(res.Config.PerturbedRates()) == 0:
 		return "Clean runs only (no rate > 0)."
 	case len(seeds) == 1:
 		return fmt.Sprintf("Perturbed rows: one seed (%s, mode %s), so no sd.", seedList(seeds), res.Config.Perturbation)
@@ -70,82 +98,46 @@ func seedList(s []uint64) string {
 // MainTable is the paper's table for one dataset: for every model a clean
 // row and one row per perturbation rate, columns the st measures (Acc@1
 // Prec@1 Rec@1 NDCG@10 MRR@10 MAP@100), perturbed cells mean ± sd over
-// seeds. For a dataset without qrels (QrelsAbsent) it has no rows, only a
-// title and caption saying why: callers skip tables without rows (see
-// DatasetTables), as they skip a DropTable of clean runs.
-func MainTable(res *experiment.Results, ds *experiment.DatasetResult) *Table {
+// seeds (ConventionTable of the st convention).
+func MainTable(res *results.Results, ds *results.DatasetResult) *Table {
+	return ConventionTable(res, ds, metrics.ConventionST)
+}
+
+// ConventionTable is MainTable with the measures of convention c; nil when
+// the runs were not scored under c. For a dataset without qrels
+// (QrelsAbsent) it has no rows, only a title and caption saying why:
+// callers skip tables without rows (see DatasetTables), as they skip a
+// DropTable of clean runs.
+func ConventionTable(res *results.Results, ds *results.DatasetResult, c metrics.Convention) *Table {
+	measures := res.Measures(c)
+	if measures == nil {
+		return nil
+	}
+	ct := textOf(c)
 	if ds.QrelsAbsent {
-		return noQrelsTable(ds.Name, ds.Name+": no relevance judgments (qrels)", "st measures", res, ds)
+		return noQrelsTable(ct.name+ds.Name, ds.Name+ct.title+": no relevance judgments (qrels)", ct.what, res, ds)
 	}
-	return convTable(res, ds, res.STMeasures, true)
-}
-
-// TRECTable is MainTable with the trec_eval measures.
-func TRECTable(res *experiment.Results, ds *experiment.DatasetResult) *Table {
-	if ds.QrelsAbsent {
-		return noQrelsTable("trec-"+ds.Name, ds.Name+": trec_eval measures: no relevance judgments (qrels)", "trec_eval measures", res, ds)
-	}
-	t := convTable(res, ds, res.TRECMeasures, false)
-	t.Name = "trec-" + ds.Name
-	t.Title = ds.Name + ": trec_eval measures"
-	return t
-}
-
-// noQrelsTable is the table without rows that stands for a qrels-based
-// table of a dataset without qrels.
-func noQrelsTable(name, title, what string, res *experiment.Results, ds *experiment.DatasetResult) *Table {
-	caption := "The dataset has no relevance judgments (qrels): the " + what + " cannot be computed and are not reported."
-	if AnswerTable(res, ds) != nil {
-		caption += " Its results are the answer-span accuracy."
-	}
-	return &Table{Name: name, Title: title, Header: []string{"Model", "Run"}, Groups: map[int]bool{}, Caption: caption}
-}
-
-// DatasetTables returns the tables of one dataset in reading order: the
-// main (st) table, the trec table, the dureader and answer tables of the
-// task, the drop table and the answer drop table. Tables that do not apply
-// are left out: those of the task when it has none, drop tables without
-// perturbed runs, and the qrels-based tables of a dataset without qrels.
-func DatasetTables(res *experiment.Results, ds *experiment.DatasetResult) []*Table {
-	var out []*Table
-	for _, t := range []*Table{MainTable(res, ds), TRECTable(res, ds), DuReaderTable(res, ds), AnswerTable(res, ds), DropTable(res, ds), AnswerDropTable(res, ds)} {
-		if t != nil && len(t.Rows) > 0 {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-func convTable(res *experiment.Results, ds *experiment.DatasetResult, measures []string, st bool) *Table {
 	t := &Table{
-		Name:   ds.Name,
-		Title:  fmt.Sprintf("%s (%d queries, %d documents)", ds.Name, ds.Judged, ds.Docs),
-		Header: append([]string{"Model", "Run"}, labels(measures)...),
-		Groups: map[int]bool{},
-		Caption: seedsNote(res) + " Convention: " + map[bool]string{
-			true:  "sentence-transformers (st); queries without a relevant document dropped.",
-			false: "trec_eval (trec); every judged query averaged.",
-		}[st],
+		Name:    ct.name + ds.Name,
+		Title:   ds.Name + ct.title,
+		Header:  append([]string{"Model", "Run"}, labels(c, measures)...),
+		Groups:  map[int]bool{},
+		Caption: seedsNote(res) + " " + ct.caption,
+	}
+	if c == metrics.ConventionST {
+		t.Title = fmt.Sprintf("%s (%d queries, %d documents)", ds.Name, ds.Judged, ds.Docs)
 	}
 	for _, m := range ds.Models {
 		t.Groups[len(t.Rows)] = true
 		row := []Cell{TextCell(m.Model), TextCell("clean")}
-		vals := m.Clean.TREC
-		if st {
-			vals = m.Clean.ST
-		}
 		for _, name := range measures {
-			row = append(row, NumCell(vals[name]))
+			row = append(row, NumCell(m.Clean.Means[c][name]))
 		}
 		t.Rows = append(t.Rows, row)
 		for _, rs := range m.Rates {
 			row := []Cell{TextCell(m.Model), TextCell(RateLabel(rs.Rate))}
-			stats := rs.TREC
-			if st {
-				stats = rs.ST
-			}
 			for _, name := range measures {
-				row = append(row, StatCell(stats[name]))
+				row = append(row, StatCell(rs.Stats[c][name]))
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -153,10 +145,41 @@ func convTable(res *experiment.Results, ds *experiment.DatasetResult, measures [
 	return t
 }
 
-func labels(ms []string) []string {
+// noQrelsTable is the table without rows that stands for a qrels-based
+// table of a dataset without qrels.
+func noQrelsTable(name, title, what string, res *results.Results, ds *results.DatasetResult) *Table {
+	caption := "The dataset has no relevance judgments (qrels): the " + what + " cannot be computed and are not reported."
+	if AnswerTable(res, ds) != nil {
+		caption += " Its results are the answer-span accuracy."
+	}
+	return &Table{Name: name, Title: title, Header: []string{"Model", "Run"}, Groups: map[int]bool{}, Caption: caption}
+}
+
+// DatasetTables returns the tables of one dataset in reading order: one
+// table per convention scored (st, trec, then the task's, such as
+// dureader), the answer table of the task, the drop table and the answer
+// drop table. Tables that do not apply are left out: those of the task
+// when it has none, drop tables without perturbed runs, and the
+// qrels-based tables of a dataset without qrels.
+func DatasetTables(res *results.Results, ds *results.DatasetResult) []*Table {
+	var ts []*Table
+	for _, c := range res.Conventions {
+		ts = append(ts, ConventionTable(res, ds, c.Convention))
+	}
+	ts = append(ts, AnswerTable(res, ds), DropTable(res, ds), AnswerDropTable(res, ds))
+	var out []*Table
+	for _, t := range ts {
+		if t != nil && len(t.Rows) > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func labels(c metrics.Convention, ms []string) []string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
-		out[i] = Label(m)
+		out[i] = Label(c, m)
 	}
 	return out
 }
@@ -166,8 +189,9 @@ func labels(ms []string) []string {
 // datasets' runs seed by seed, then give mean ± sd over seeds. Datasets
 // without qrels have no st values and are left out; it returns nil with
 // fewer than two datasets with qrels.
-func AverageTable(res *experiment.Results) *Table {
-	var datasets []*experiment.DatasetResult
+func AverageTable(res *results.Results) *Table {
+	st := metrics.ConventionST
+	var datasets []*results.DatasetResult
 	for _, d := range res.Datasets {
 		if !d.QrelsAbsent {
 			datasets = append(datasets, d)
@@ -183,14 +207,14 @@ func AverageTable(res *experiment.Results) *Table {
 	t := &Table{
 		Name:    "average",
 		Title:   fmt.Sprintf("Average over %d datasets (%s)", len(datasets), strings.Join(names, ", ")),
-		Header:  append([]string{"Model", "Run"}, labels(res.STMeasures)...),
+		Header:  append([]string{"Model", "Run"}, labels(st, res.Measures(st))...),
 		Groups:  map[int]bool{},
 		Caption: seedsNote(res) + " Each seed's value is first averaged over the datasets.",
 	}
 	for _, model := range modelNames(res) {
-		per := make([]*experiment.ModelResult, 0, len(datasets))
+		per := make([]*results.ModelResult, 0, len(datasets))
 		for _, d := range datasets {
-			if m := findModel(d, model); m != nil {
+			if m := d.Model(model); m != nil {
 				per = append(per, m)
 			}
 		}
@@ -199,24 +223,24 @@ func AverageTable(res *experiment.Results) *Table {
 		}
 		t.Groups[len(t.Rows)] = true
 		row := []Cell{TextCell(model), TextCell("clean")}
-		for _, name := range res.STMeasures {
+		for _, name := range res.Measures(st) {
 			var sum float64
 			for _, m := range per {
-				sum += m.Clean.ST[name]
+				sum += m.Clean.Means[st][name]
 			}
 			row = append(row, NumCell(sum/float64(len(per))))
 		}
 		t.Rows = append(t.Rows, row)
-		for _, rate := range perturbedRates(res) {
+		for _, rate := range res.Config.PerturbedRates() {
 			row := []Cell{TextCell(model), TextCell(RateLabel(rate))}
-			for _, name := range res.STMeasures {
+			for _, name := range res.Measures(st) {
 				var xs []float64
 				for _, seed := range res.Config.Seeds {
 					var sum float64
 					n := 0
 					for _, m := range per {
-						if rr := findRun(m, rate, seed); rr != nil {
-							sum += rr.ST[name]
+						if rr := m.Run(rate, seed); rr != nil {
+							sum += rr.Means[st][name]
 							n++
 						}
 					}
@@ -224,7 +248,7 @@ func AverageTable(res *experiment.Results) *Table {
 						xs = append(xs, sum/float64(n))
 					}
 				}
-				row = append(row, StatCell(experiment.NewStat(xs)))
+				row = append(row, StatCell(results.NewStat(xs)))
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -237,10 +261,11 @@ func AverageTable(res *experiment.Results) *Table {
 // with the two-sided paired randomization test's p-value, and the
 // realised fraction of changed query tokens. It has no rows without
 // perturbed runs, or for a dataset without qrels (QrelsAbsent).
-func DropTable(res *experiment.Results, ds *experiment.DatasetResult) *Table {
+func DropTable(res *results.Results, ds *results.DatasetResult) *Table {
+	st := metrics.ConventionST
 	hdr := []string{"Model", "Rate", "Changed tokens"}
-	for _, m := range res.STMeasures {
-		hdr = append(hdr, "Δ"+Label(m))
+	for _, m := range res.Measures(st) {
+		hdr = append(hdr, "Δ"+Label(st, m))
 	}
 	t := &Table{
 		Name:   "drop-" + ds.Name,
@@ -258,8 +283,8 @@ func DropTable(res *experiment.Results, ds *experiment.DatasetResult) *Table {
 		t.Groups[len(t.Rows)] = true
 		for _, rs := range m.Rates {
 			row := []Cell{TextCell(m.Model), TextCell(Percent(rs.Rate)), StatCell(rs.ChangedFraction)}
-			for _, name := range res.STMeasures {
-				row = append(row, DiffCell(rs.Drop[name]))
+			for _, name := range res.Measures(st) {
+				row = append(row, DiffCell(rs.Drop[st][name]))
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -269,7 +294,7 @@ func DropTable(res *experiment.Results, ds *experiment.DatasetResult) *Table {
 
 // modelNames returns the models in the order of the configuration, then
 // any others met in the datasets.
-func modelNames(res *experiment.Results) []string {
+func modelNames(res *results.Results) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(n string) {
@@ -284,32 +309,4 @@ func modelNames(res *experiment.Results) []string {
 		}
 	}
 	return out
-}
-
-func perturbedRates(res *experiment.Results) []float64 {
-	var out []float64
-	for _, r := range res.Config.Rates {
-		if r > 0 {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func findModel(d *experiment.DatasetResult, name string) *experiment.ModelResult {
-	for _, m := range d.Models {
-		if m.Model == name {
-			return m
-		}
-	}
-	return nil
-}
-
-func findRun(m *experiment.ModelResult, rate float64, seed uint64) *experiment.RunResult {
-	for _, rr := range m.Perturbed {
-		if rr.Rate == rate && rr.Seed == seed {
-			return rr
-		}
-	}
-	return nil
 }

@@ -5,44 +5,22 @@ import (
 	"math"
 	"strings"
 
-	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/results"
 )
 
-// DuReaderTable is MainTable with the dureader convention's measures
-// (MRR@10, recall@1, recall@50); nil unless the task is dureader and the
-// dataset has qrels.
-func DuReaderTable(res *experiment.Results, ds *experiment.DatasetResult) *Table {
-	if len(res.DuReaderMeasures) == 0 || ds.QrelsAbsent {
+// DuReaderTable is ConventionTable of the dureader convention's
+// measures (MRR@10, recall@1, recall@50); nil unless the task is dureader
+// and the dataset has qrels.
+func DuReaderTable(res *results.Results, ds *results.DatasetResult) *Table {
+	if ds.QrelsAbsent {
 		return nil
 	}
-	t := &Table{
-		Name:   "dureader-" + ds.Name,
-		Title:  ds.Name + ": DuReader_retrieval measures",
-		Header: append([]string{"Model", "Run"}, res.DuReaderMeasures...),
-		Groups: map[int]bool{},
-		Caption: seedsNote(res) + " Convention: DuReader_retrieval's official script (the first 50 ids of each list in ranked order; " +
-			"every reference query averaged, a missing one scoring 0; recall@k is a hit rate).",
-	}
-	for _, m := range ds.Models {
-		t.Groups[len(t.Rows)] = true
-		row := []Cell{TextCell(m.Model), TextCell("clean")}
-		for _, name := range res.DuReaderMeasures {
-			row = append(row, NumCell(m.Clean.DuReader[name]))
-		}
-		t.Rows = append(t.Rows, row)
-		for _, rs := range m.Rates {
-			row := []Cell{TextCell(m.Model), TextCell(RateLabel(rs.Rate))}
-			for _, name := range res.DuReaderMeasures {
-				row = append(row, StatCell(rs.DuReader[name]))
-			}
-			t.Rows = append(t.Rows, row)
-		}
-	}
-	return t
+	return ConventionTable(res, ds, metrics.ConventionDuReader)
 }
 
 // answerNote describes the denominator of a dataset's answer accuracy.
-func answerNote(ds *experiment.DatasetResult) string {
+func answerNote(ds *results.DatasetResult) string {
 	a := ds.Answers
 	if a == nil {
 		return ""
@@ -50,7 +28,7 @@ func answerNote(ds *experiment.DatasetResult) string {
 	s := fmt.Sprintf("Answer-span top-k accuracy (DPR) with the dataset's %s: every one of the %d questions is in the denominator.", a.Source, a.Questions)
 	if n := len(a.Unanswerable); n > 0 {
 		s += fmt.Sprintf(" %d of them have answers the collection declares not passage spans (yes/no): they count as misses in every run, so no run exceeds %s.",
-			n, num(float64(a.Questions-n)/float64(a.Questions)))
+			n, Num(float64(a.Questions-n)/float64(a.Questions)))
 	}
 	if n := len(a.WithoutAnswers); n > 0 {
 		s += fmt.Sprintf(" %d searched queries have no answers and are left out.", n)
@@ -69,7 +47,7 @@ func answerNote(ds *experiment.DatasetResult) string {
 // a clean row and one row per rate, columns Top-k for every cut-off of
 // every matching mode, perturbed cells mean ± sd over seeds. It returns
 // nil when the results hold no answer accuracy.
-func AnswerTable(res *experiment.Results, ds *experiment.DatasetResult) *Table {
+func AnswerTable(res *results.Results, ds *results.DatasetResult) *Table {
 	if ds.Answers == nil || len(res.AnswerModes) == 0 || len(ds.Models) == 0 || ds.Models[0].Clean.Answers == nil {
 		return nil
 	}
@@ -133,9 +111,9 @@ func AnswerTable(res *experiment.Results, ds *experiment.DatasetResult) *Table {
 // comparison of each question's hit@k (perturbed averaged over seeds),
 // with the randomization test's p-value. Nil without answer accuracy or
 // perturbed runs.
-func AnswerDropTable(res *experiment.Results, ds *experiment.DatasetResult) *Table {
+func AnswerDropTable(res *results.Results, ds *results.DatasetResult) *Table {
 	at := AnswerTable(res, ds)
-	if at == nil || len(perturbedRates(res)) == 0 {
+	if at == nil || len(res.Config.PerturbedRates()) == 0 {
 		return nil
 	}
 	hdr := []string{"Model", "Rate"}
@@ -170,16 +148,17 @@ func AnswerDropTable(res *experiment.Results, ds *experiment.DatasetResult) *Tab
 // averaged over the datasets, clean minus perturbed, absolute (with the
 // randomization test's p-value over the pooled queries) and relative to
 // the clean value. Nil when the results hold no average drops.
-func AverageDropTable(res *experiment.Results, rates []float64) *Table {
+func AverageDropTable(res *results.Results, rates []float64) *Table {
 	if len(res.Average) == 0 {
 		return nil
 	}
 	if rates == nil {
-		rates = perturbedRates(res)
+		rates = res.Config.PerturbedRates()
 	}
+	st := metrics.ConventionST
 	hdr := []string{"Model", "Rate"}
-	for _, m := range res.STMeasures {
-		hdr = append(hdr, "drop "+Label(m), "rel. "+Label(m))
+	for _, m := range res.Measures(st) {
+		hdr = append(hdr, "drop "+Label(st, m), "rel. "+Label(st, m))
 	}
 	n := res.Average[0].Datasets
 	t := &Table{
@@ -191,7 +170,7 @@ func AverageDropTable(res *experiment.Results, rates []float64) *Table {
 			"rel. = drop / clean. p: two-sided paired randomization test over the queries of all datasets pooled (clean against perturbed averaged over seeds). " +
 			res.Significance + ".",
 	}
-	find := func(model string, rate float64, measure string) *experiment.AverageDrop {
+	find := func(model string, rate float64, measure string) *results.AverageDrop {
 		for _, a := range res.Average {
 			if a.Model == model && a.Rate == rate && a.Measure == measure {
 				return a
@@ -204,7 +183,7 @@ func AverageDropTable(res *experiment.Results, rates []float64) *Table {
 		for _, rate := range rates {
 			row := []Cell{TextCell(model), TextCell(Percent(rate))}
 			found := false
-			for _, m := range res.STMeasures {
+			for _, m := range res.Measures(st) {
 				a := find(model, rate, m)
 				if a == nil {
 					row = append(row, TextCell("–"), TextCell("–"))

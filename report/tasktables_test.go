@@ -5,37 +5,42 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/results"
 )
 
 // fakeTaskResults builds results by hand: two datasets, models a and b,
 // rates 5% and 20% with two seeds, answer accuracy, dureader scores and
 // average drops with known values.
-func fakeTaskResults() *experiment.Results {
-	res := &experiment.Results{
-		STMeasures:       []string{"ndcg@10"},
-		DuReaderMeasures: []string{"MRR@10"},
-		AnswerModes:      []string{"string"},
-		Config:           experiment.ConfigSummary{Rates: []float64{0, 0.05, 0.2}, Seeds: []uint64{1, 2}, Perturbation: "idshift"},
+func fakeTaskResults() *results.Results {
+	res := &results.Results{
+		Conventions: []results.Measures{
+			{Convention: metrics.ConventionST, Names: []string{"ndcg@10"}},
+			{Convention: metrics.ConventionDuReader, Names: []string{"MRR@10"}},
+		},
+		AnswerModes: []string{"string"},
+		Config:      results.ConfigSummary{Rates: []float64{0, 0.05, 0.2}, Seeds: []uint64{1, 2}, Perturbation: "idshift"},
 	}
 	// clean ndcg@10 per model; drop per rate = 0.1*rate*(model factor).
 	clean := map[string]float64{"a": 0.6, "b": 0.4}
 	factor := map[string]float64{"a": 1, "b": 3}
 	for _, dn := range []string{"d1", "d2"} {
-		ds := &experiment.DatasetResult{Name: dn, Judged: 10, Docs: 20,
-			Answers: &experiment.AnswerSummary{Source: "answers", Questions: 10, Unanswerable: []string{"q9", "q10"}}}
+		ds := &results.DatasetResult{Name: dn, Judged: 10, Docs: 20,
+			Answers: &results.AnswerSummary{Source: "answers", Questions: 10, Unanswerable: []string{"q9", "q10"}}}
 		for _, mn := range []string{"a", "b"} {
-			m := &experiment.ModelResult{Model: mn,
-				Clean: &experiment.RunResult{ST: map[string]float64{"ndcg@10": clean[mn]}, DuReader: map[string]float64{"MRR@10": clean[mn] / 2},
-					Answers: map[string]*experiment.AnswerAccuracy{"string": {Ks: []int{1, 5}, Accuracy: []float64{0.3, 0.7}}}}}
+			m := &results.ModelResult{Model: mn,
+				Clean: &results.RunResult{Means: results.Values{metrics.ConventionST: {"ndcg@10": clean[mn]}, metrics.ConventionDuReader: {"MRR@10": clean[mn] / 2}},
+					Answers: map[string]*results.AnswerAccuracy{"string": {Ks: []int{1, 5}, Accuracy: []float64{0.3, 0.7}}}}}
 			for _, rate := range []float64{0.05, 0.2} {
 				d := rate * factor[mn]
-				m.Rates = append(m.Rates, &experiment.RateSummary{Rate: rate, Seeds: []uint64{1, 2},
-					ST:         map[string]experiment.Stat{"ndcg@10": {Mean: clean[mn] - d, SD: 0.01, N: 2}},
-					DuReader:   map[string]experiment.Stat{"MRR@10": {Mean: clean[mn]/2 - d, SD: 0.02, N: 2}},
-					Answers:    map[string][]experiment.Stat{"string": {{Mean: 0.3 - d, N: 2, SD: 0.03}, {Mean: 0.7 - d, N: 2, SD: 0.04}}},
-					AnswerDrop: map[string][]experiment.Comparison{"string": {{MeanDiff: experiment.Float(-d), PRandomization: 0.01}, {MeanDiff: experiment.Float(-d), PRandomization: 0.5}}},
-					Drop:       map[string]experiment.Comparison{"ndcg@10": {MeanDiff: experiment.Float(-d), PRandomization: 0.001}},
+				m.Rates = append(m.Rates, &results.RateSummary{Rate: rate, Seeds: []uint64{1, 2},
+					Stats: results.Stats{
+						metrics.ConventionST:       {"ndcg@10": {Mean: clean[mn] - d, SD: 0.01, N: 2}},
+						metrics.ConventionDuReader: {"MRR@10": {Mean: clean[mn]/2 - d, SD: 0.02, N: 2}},
+					},
+					Answers:    map[string][]results.Stat{"string": {{Mean: 0.3 - d, N: 2, SD: 0.03}, {Mean: 0.7 - d, N: 2, SD: 0.04}}},
+					AnswerDrop: map[string][]results.Comparison{"string": {{MeanDiff: results.Float(-d), PRandomization: 0.01}, {MeanDiff: results.Float(-d), PRandomization: 0.5}}},
+					Drop:       results.Comparisons{metrics.ConventionST: {"ndcg@10": {MeanDiff: results.Float(-d), PRandomization: 0.001}}},
 				})
 			}
 			ds.Models = append(ds.Models, m)
@@ -49,8 +54,8 @@ func fakeTaskResults() *experiment.Results {
 			if mn == "a" && rate == 0.05 {
 				p = 0.3
 			}
-			res.Average = append(res.Average, &experiment.AverageDrop{Model: mn, Rate: rate, Measure: "ndcg@10", Clean: clean[mn], Perturbed: clean[mn] - d,
-				Drop: experiment.Float(d), Relative: experiment.Float(d / clean[mn]), Pooled: experiment.Comparison{PRandomization: experiment.Float(p)}, Datasets: 2})
+			res.Average = append(res.Average, &results.AverageDrop{Model: mn, Rate: rate, Measure: "ndcg@10", Clean: clean[mn], Perturbed: clean[mn] - d,
+				Drop: results.Float(d), Relative: results.Float(d / clean[mn]), Pooled: results.Comparison{PRandomization: results.Float(p)}, Datasets: 2})
 		}
 	}
 	return res
@@ -102,7 +107,7 @@ func TestTaskTableShapes(t *testing.T) {
 
 func TestTaskTablesAbsent(t *testing.T) {
 	res := fakeTaskResults()
-	res.DuReaderMeasures, res.Average = nil, nil
+	res.Conventions, res.Average = res.Conventions[:1], nil
 	res.Datasets[0].Answers = nil
 	if DuReaderTable(res, res.Datasets[0]) != nil || AnswerTable(res, res.Datasets[0]) != nil || AverageDropTable(res, nil) != nil {
 		t.Error("tables made from results that do not hold their numbers")

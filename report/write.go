@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/results"
 )
 
 // File is one output file: its path relative to the output directory
@@ -23,7 +23,7 @@ type File struct {
 
 // Tables returns every table of res in reading order: per dataset its
 // DatasetTables, then the average over datasets when there are several.
-func Tables(res *experiment.Results) []*Table {
+func Tables(res *results.Results) []*Table {
 	var out []*Table
 	for _, ds := range res.Datasets {
 		out = append(out, DatasetTables(res, ds)...)
@@ -39,7 +39,7 @@ func Tables(res *experiment.Results) []*Table {
 
 // Summary writes the main tables (per dataset, and the average over
 // datasets) as Markdown: what the command line prints.
-func Summary(w io.Writer, res *experiment.Results) error {
+func Summary(w io.Writer, res *results.Results) error {
 	for _, ds := range res.Datasets {
 		for _, t := range []*Table{MainTable(res, ds), DuReaderTable(res, ds), AnswerTable(res, ds)} {
 			if t == nil || len(t.Rows) == 0 { // no qrels: no main table
@@ -62,7 +62,7 @@ func Summary(w io.Writer, res *experiment.Results) error {
 
 // JSON writes res as JSON, indented, with every object or array that fits
 // in a line of 160 bytes (a query's values, a comparison) on one line.
-func JSON(w io.Writer, res *experiment.Results) error {
+func JSON(w io.Writer, res *results.Results) error {
 	b, err := json.Marshal(res)
 	if err != nil {
 		return err
@@ -75,14 +75,27 @@ func JSON(w io.Writer, res *experiment.Results) error {
 	return err
 }
 
+// Extras are the outputs report does not make itself, so that it
+// depends on neither the plotting library nor the page's renderer (the
+// browser app imports it).
+type Extras struct {
+	// Charts are SVG files, as package report/ratechart's Files makes
+	// them.
+	Charts []File
+	// Page renders report.html (package ui's ReportHTML); nil leaves
+	// report.html out.
+	Page func(res *results.Results) ([]byte, error)
+}
+
+// ReportFile is the output path of the HTML report.
+const ReportFile = "report.html"
+
 // Files returns every output file of res, in a stable order:
-// results.json, the run files (runs/...), the qrels they were scored
-// against (qrels/<dataset>.qrels), tables.md, tables.tex, one CSV per
-// table (tables/<name>.csv), examples.md, charts and report.html (which
-// inlines them). charts are SVG files, as package report/ratechart's Files
-// makes them; report itself draws none, so that the browser app can use
-// it without the plotting library.
-func Files(res *experiment.Results, charts []File) ([]File, error) {
+// results.json, the run files (runs/..., see RunFile), the qrels they
+// were scored against (qrels/<dataset>.qrels), tables.md, tables.tex, one
+// CSV per table (tables/<name>.csv), comparisons.csv (ComparisonsCSV),
+// examples.md, the charts of x and report.html when x renders it.
+func Files(res *results.Results, x Extras) ([]File, error) {
 	var files []File
 	add := func(p string, f func(io.Writer) error) error {
 		var b bytes.Buffer
@@ -97,14 +110,15 @@ func Files(res *experiment.Results, charts []File) ([]File, error) {
 	}
 	for _, ds := range res.Datasets {
 		for _, m := range ds.Models {
-			for _, rr := range append([]*experiment.RunResult{m.Clean}, m.Perturbed...) {
-				if rr.File == "" || rr.Run == nil {
-					return nil, fmt.Errorf("dataset %s model %s: run %q has no file name or no ranking (results read back from JSON hold no rankings)", ds.Name, m.Model, rr.Name)
+			for _, rr := range m.Runs() {
+				if rr.Run == nil {
+					return nil, fmt.Errorf("dataset %s model %s: run %q has no ranking (results read back from JSON hold no rankings)", ds.Name, m.Model, rr.Name)
 				}
-				if err := checkRel(rr.File); err != nil {
+				file := RunFile(res, ds, rr)
+				if err := checkRel(file); err != nil {
 					return nil, err
 				}
-				if err := add(rr.File, func(w io.Writer) error { return WriteRun(w, rr.Run, rr.Name) }); err != nil {
+				if err := add(file, func(w io.Writer) error { return WriteRun(w, rr.Run, rr.Name) }); err != nil {
 					return nil, err
 				}
 			}
@@ -145,17 +159,24 @@ func Files(res *experiment.Results, charts []File) ([]File, error) {
 			return nil, err
 		}
 	}
+	if err := add(ComparisonsFile, func(w io.Writer) error { return ComparisonsCSV(w, res) }); err != nil {
+		return nil, err
+	}
 	if err := add("examples.md", func(w io.Writer) error { return Examples(w, res) }); err != nil {
 		return nil, err
 	}
-	for _, c := range charts {
+	for _, c := range x.Charts {
 		if err := checkRel(c.Path); err != nil {
 			return nil, err
 		}
 		files = append(files, File{Path: c.Path, Data: c.Data})
 	}
-	if err := add("report.html", func(w io.Writer) error { return HTML(w, res, charts) }); err != nil {
-		return nil, err
+	if x.Page != nil {
+		b, err := x.Page(res)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ReportFile, err)
+		}
+		files = append(files, File{Path: ReportFile, Data: b})
 	}
 	return files, nil
 }
@@ -169,10 +190,10 @@ func checkRel(p string) error {
 	return nil
 }
 
-// WriteDir writes Files(res, charts) under dir, creating directories as
+// WriteDir writes Files(res, x) under dir, creating directories as
 // needed. It returns the paths written, sorted.
-func WriteDir(dir string, res *experiment.Results, charts []File) ([]string, error) {
-	files, err := Files(res, charts)
+func WriteDir(dir string, res *results.Results, x Extras) ([]string, error) {
+	files, err := Files(res, x)
 	if err != nil {
 		return nil, err
 	}

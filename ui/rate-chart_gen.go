@@ -10,11 +10,20 @@ import "github.com/vugu/vugu"
 import js "github.com/vugu/vugu/js"
 import "log"
 
-// RateChart plots a measure against the perturbation rate.
+// RateChart plots a measure against the perturbation rate, one line per
+// model (mean over seeds, error bars of one SD), with an optional rate
+// marked (the page's selected one).
 type RateChart struct {
-	Measure string
-	Model   string
-	Points  []ChartPoint
+	// Measure is the measure's name ("ndcg@10"), Label its column name
+	// ("NDCG@10").
+	Measure, Label string
+	// Title says what the chart is of ("demo", "average over datasets").
+	Title  string
+	Series []ChartSeries
+	// Mark is the rate marked by a vertical line; Marked says whether
+	// there is one.
+	Mark   float64
+	Marked bool
 }
 
 func (c *RateChart) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
@@ -24,34 +33,104 @@ func (c *RateChart) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	var vgiterkey interface{}
 	_ = vgiterkey
 	var vgn *vugu.VGNode
-	vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "figure", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "rate-chart"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "rate-chart"}}}
+	vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "figure", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "rate-chart"}}}
 	vgout.Out = append(vgout.Out, vgn) // root for output
+	vgn.AddAttrInterface("data-measure", c.Measure)
+	vgn.AddAttrInterface("data-title", c.Title)
 	{
 		vgparent := vgn
 		_ = vgparent
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
 		vgparent.AppendChild(vgn)
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute(nil)}
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "svg", Attr: []vugu.VGAttribute{{Namespace: "", Key: "xmlns", Val: "http://www.w3.org/2000/svg"}, vugu.VGAttribute{Namespace: "", Key: "viewBox", Val: "0 0 480 260"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "img"}}}
 		vgparent.AppendChild(vgn)
-		vgn.SetInnerHTML(c.SVG())
+		vgn.AddAttrInterface("aria-label", c.AriaLabel())
+		{
+			vgparent := vgn
+			_ = vgparent
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
+			vgparent.AppendChild(vgn)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "path", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "axes"}, vugu.VGAttribute{Namespace: "", Key: "stroke", Val: "#888"}, vugu.VGAttribute{Namespace: "", Key: "stroke-width", Val: "1"}, vugu.VGAttribute{Namespace: "", Key: "fill", Val: "none"}}}
+			vgparent.AppendChild(vgn)
+			vgn.AddAttrInterface("d", c.AxesPath())
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
+			vgparent.AppendChild(vgn)
+			for vgiterkeyt, l := range c.Lines() {
+				var vgiterkey interface{} = vgiterkeyt
+				_ = vgiterkey
+				l := l
+				_ = l
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "line", Attr: []vugu.VGAttribute(nil)}
+				vgparent.AppendChild(vgn)
+				vgn.AddAttrInterface("class", l.Class)
+				vgn.AddAttrInterface("stroke", l.Stroke)
+				vgn.AddAttrInterface("stroke-dasharray", l.Dash)
+				vgn.AddAttrInterface("stroke-width", l.Width)
+				vgn.AddAttrInterface("x1", l.X1)
+				vgn.AddAttrInterface("x2", l.X2)
+				vgn.AddAttrInterface("y1", l.Y1)
+				vgn.AddAttrInterface("y2", l.Y2)
+			}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
+			vgparent.AppendChild(vgn)
+			for vgiterkeyt, t := range c.Texts() {
+				var vgiterkey interface{} = vgiterkeyt
+				_ = vgiterkey
+				t := t
+				_ = t
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "text", Attr: []vugu.VGAttribute{{Namespace: "", Key: "font-size", Val: "11"}}}
+				vgparent.AppendChild(vgn)
+				vgn.AddAttrInterface("class", t.Class)
+				vgn.AddAttrInterface("fill", t.Fill)
+				vgn.AddAttrInterface("text-anchor", t.Anchor)
+				vgn.AddAttrInterface("x", t.X)
+				vgn.AddAttrInterface("y", t.Y)
+				vgn.SetInnerHTML(t.Text)
+			}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
+			vgparent.AppendChild(vgn)
+			for vgiterkeyt, p := range c.Polylines() {
+				var vgiterkey interface{} = vgiterkeyt
+				_ = vgiterkey
+				p := p
+				_ = p
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "polyline", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "series"}, vugu.VGAttribute{Namespace: "", Key: "fill", Val: "none"}, vugu.VGAttribute{Namespace: "", Key: "stroke-width", Val: "2"}}}
+				vgparent.AppendChild(vgn)
+				vgn.AddAttrInterface("data-model", p.Model)
+				vgn.AddAttrInterface("points", p.Points)
+				vgn.AddAttrInterface("stroke", p.Stroke)
+			}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
+			vgparent.AppendChild(vgn)
+			for vgiterkeyt, p := range c.Circles() {
+				var vgiterkey interface{} = vgiterkeyt
+				_ = vgiterkey
+				p := p
+				_ = p
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "circle", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "point"}, vugu.VGAttribute{Namespace: "", Key: "r", Val: "3.5"}}}
+				vgparent.AppendChild(vgn)
+				vgn.AddAttrInterface("cx", p.X)
+				vgn.AddAttrInterface("cy", p.Y)
+				vgn.AddAttrInterface("data-mean", p.Mean)
+				vgn.AddAttrInterface("data-model", p.Model)
+				vgn.AddAttrInterface("data-rate", p.Rate)
+				vgn.AddAttrInterface("fill", p.Fill)
+				{
+					vgparent := vgn
+					_ = vgparent
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "title", Attr: []vugu.VGAttribute(nil)}
+					vgparent.AppendChild(vgn)
+					vgn.SetInnerHTML(p.Title)
+				}
+			}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
+			vgparent.AppendChild(vgn)
+		}
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
 		vgparent.AppendChild(vgn)
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "figcaption", Attr: []vugu.VGAttribute(nil)}
 		vgparent.AppendChild(vgn)
-		{
-			vgparent := vgn
-			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
-			vgparent.AppendChild(vgn)
-			vgn.SetInnerHTML(c.Measure)
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " of "}
-			vgparent.AppendChild(vgn)
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
-			vgparent.AppendChild(vgn)
-			vgn.SetInnerHTML(c.Model)
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " against the perturbation rate (mean over seeds; bars: one SD)"}
-			vgparent.AppendChild(vgn)
-		}
+		vgn.SetInnerHTML(c.Caption())
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n"}
 		vgparent.AppendChild(vgn)
 	}

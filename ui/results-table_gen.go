@@ -10,9 +10,14 @@ import "github.com/vugu/vugu"
 import js "github.com/vugu/vugu/js"
 import "log"
 
-// ResultsTable is the main table: each measure clean vs perturbed, with
-// the difference, its confidence interval and p-values.
+// ResultsTable is the page's main table: each measure of the selected
+// model clean vs perturbed at the selected rate, with the difference,
+// its confidence interval and both p-values.
 type ResultsTable struct {
+	Dataset, Model, Rate string
+	// Paper is the paper's convention's name: rows of the others name
+	// their convention.
+	Paper        string
 	Caption      string
 	Significance string
 	Rows         []MetricRow
@@ -27,12 +32,15 @@ func (c *ResultsTable) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	var vgn *vugu.VGNode
 	vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "results-table"}}}
 	vgout.Out = append(vgout.Out, vgn) // root for output
+	vgn.AddAttrInterface("data-dataset", c.Dataset)
+	vgn.AddAttrInterface("data-model", c.Model)
+	vgn.AddAttrInterface("data-rate", c.Rate)
 	{
 		vgparent := vgn
 		_ = vgparent
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
 		vgparent.AppendChild(vgn)
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "table", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "results-table"}}}
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "table", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "results"}}}
 		vgparent.AppendChild(vgn)
 		{
 			vgparent := vgn
@@ -79,15 +87,10 @@ func (c *ResultsTable) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
 							vgparent.AppendChild(vgn)
 							vgn.SetInnerHTML(r.Measure)
-							if r.Convention == "trec" {
+							if r.Convention != c.Paper {
 								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "small", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "conv"}}}
 								vgparent.AppendChild(vgn)
-								{
-									vgparent := vgn
-									_ = vgparent
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " (trec)"}
-									vgparent.AppendChild(vgn)
-								}
+								vgn.SetInnerHTML(" (" + r.Convention + ")")
 							}
 						}
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}

@@ -13,17 +13,19 @@ import (
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/experiment/experimenttest"
 	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/report"
+	"github.com/dreval/dreval/results"
 )
 
 var (
 	fakeOnce sync.Once
-	fakeRes  *experiment.Results
+	fakeRes  *results.Results
 	fakeErr  error
 )
 
 // fakeResults runs the experiment on the demo with experimenttest's fake
 // dense model: rates 0, 0.1 and 0.5, two seeds.
-func fakeResults(t *testing.T) *experiment.Results {
+func fakeResults(t *testing.T) *results.Results {
 	t.Helper()
 	fakeOnce.Do(func() {
 		c, err := dataset.Demo("test")
@@ -64,7 +66,7 @@ func TestResultsTableRendersEveryMeasure(t *testing.T) {
 	res := fakeResults(t)
 	rs := res.Datasets[0].Models[0].Rates[0] // rate 0.1
 	for _, trec := range []bool{false, true} {
-		table, err := NewResultsTable(res, Selection{Rate: 0.1, TREC: trec})
+		table, err := NewResultsTable(res, Selection{Rate: 0.1, AllConventions: trec})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,9 +77,9 @@ func TestResultsTableRendersEveryMeasure(t *testing.T) {
 		if strings.Contains(html, "<html") || strings.Contains(html, "<body") {
 			t.Errorf("Render returned a whole document, want a fragment: %.80s", html)
 		}
-		want := len(res.STMeasures)
+		want := len(res.Measures(metrics.ConventionST))
 		if trec {
-			want += len(res.TRECMeasures)
+			want += len(res.Measures(metrics.ConventionTREC))
 		}
 		for _, field := range []string{"clean", "perturbed", "diff", "ci_low", "ci_high", "p_randomization", "p_ttest", "n"} {
 			if got := len(cells(html, field)); got != want {
@@ -85,13 +87,13 @@ func TestResultsTableRendersEveryMeasure(t *testing.T) {
 			}
 		}
 		// The first row is the first st measure, rounded to 4 decimals.
-		m := res.STMeasures[0]
-		c := rs.Drop[m]
+		m := res.Measures(metrics.ConventionST)[0]
+		c := rs.Drop[metrics.ConventionST][m]
 		if got, want := cells(html, "clean")[0], strconv.FormatFloat(float64(c.MeanA), 'f', 4, 64); got != want {
 			t.Errorf("%s clean: %s, want %s", m, got, want)
 		}
-		if got := cells(html, "perturbed")[0]; got != Num(float64(c.MeanB)) {
-			t.Errorf("%s perturbed: %s, want %s", m, got, Num(float64(c.MeanB)))
+		if got := cells(html, "perturbed")[0]; got != report.Num(float64(c.MeanB)) {
+			t.Errorf("%s perturbed: %s, want %s", m, got, report.Num(float64(c.MeanB)))
 		}
 		if !strings.Contains(html, `data-measure="`+m+`"`) {
 			t.Errorf("no row for %s", m)
@@ -106,25 +108,17 @@ func TestResultsTableUnknownRate(t *testing.T) {
 	}
 }
 
-func TestNumFormats(t *testing.T) {
-	for _, tc := range []struct {
-		v          float64
-		num, signd string
-	}{
-		{0.123456, "0.1235", "+0.1235"},
-		{-0.00004, "-0.0000", "-0.0000"},
-		{0, "0.0000", "+0.0000"},
-		{1, "1.0000", "+1.0000"},
-		{math.NaN(), "n/a", "n/a"},
-		{math.Inf(1), "n/a", "n/a"},
-	} {
-		if got := Num(tc.v); got != tc.num {
-			t.Errorf("Num(%v) = %q, want %q", tc.v, got, tc.num)
+// points returns the attributes of every circle of class point in html.
+func points(html string) []map[string]string {
+	var out []map[string]string
+	for _, m := range regexp.MustCompile(`<circle class="point"([^>]*)>`).FindAllStringSubmatch(html, -1) {
+		attrs := map[string]string{}
+		for _, a := range regexp.MustCompile(`([a-z-]+)="([^"]*)"`).FindAllStringSubmatch(m[1], -1) {
+			attrs[a[1]] = a[2]
 		}
-		if got := Signed(tc.v); got != tc.signd {
-			t.Errorf("Signed(%v) = %q, want %q", tc.v, got, tc.signd)
-		}
+		out = append(out, attrs)
 	}
+	return out
 }
 
 func TestRateChartHasOnePointPerRate(t *testing.T) {
@@ -140,19 +134,19 @@ func TestRateChartHasOnePointPerRate(t *testing.T) {
 	if !strings.Contains(html, "<svg") {
 		t.Fatalf("no inline SVG in %.200s", html)
 	}
-	pts := regexp.MustCompile(`<circle class="point"[^>]*data-rate="([^"]+)" data-mean="([^"]+)"`).FindAllStringSubmatch(html, -1)
+	pts := points(html)
 	if len(pts) != 3 {
 		t.Fatalf("%d points, want 3 (rates 0, 0.1, 0.5)", len(pts))
 	}
 	mr := res.Datasets[0].Models[0]
 	want := []struct{ rate, mean string }{
-		{"0", Num(mr.Clean.ST["ndcg@10"])},
-		{"0.1", Num(mr.Rates[0].ST["ndcg@10"].Mean)},
-		{"0.5", Num(mr.Rates[1].ST["ndcg@10"].Mean)},
+		{"0", report.Num(mr.Clean.Means[metrics.ConventionST]["ndcg@10"])},
+		{"0.1", report.Num(mr.Rates[0].Stats[metrics.ConventionST]["ndcg@10"].Mean)},
+		{"0.5", report.Num(mr.Rates[1].Stats[metrics.ConventionST]["ndcg@10"].Mean)},
 	}
 	for i, p := range pts {
-		if p[1] != want[i].rate || p[2] != want[i].mean {
-			t.Errorf("point %d: rate %s mean %s, want %s %s", i, p[1], p[2], want[i].rate, want[i].mean)
+		if p["data-rate"] != want[i].rate || p["data-mean"] != want[i].mean || p["data-model"] != "fake" {
+			t.Errorf("point %d: %v, want rate %s mean %s", i, p, want[i].rate, want[i].mean)
 		}
 	}
 	if _, err := NewRateChart(res, Selection{}, "nonsense"); err == nil {
@@ -203,24 +197,24 @@ func TestInspectorSortsByDamage(t *testing.T) {
 func TestInspectorRanks(t *testing.T) {
 	// A query with two relevant documents, one retrieved at rank 3; a
 	// judged non-relevant document retrieved first.
-	res := &experiment.Results{
-		STMeasures: []string{"ndcg@10"},
-		Config:     experiment.ConfigSummary{Rates: []float64{0, 0.1}},
-		Datasets: []*experiment.DatasetResult{{
+	res := &results.Results{
+		Conventions: []results.Measures{{Convention: metrics.ConventionST, Names: []string{"ndcg@10"}}},
+		Config:      results.ConfigSummary{Rates: []float64{0, 0.1}},
+		Datasets: []*results.DatasetResult{{
 			Name:  "d",
 			Qrels: metrics.Qrels{"q": {"a": 1, "b": 2, "n": 0}},
-			Models: []*experiment.ModelResult{{
+			Models: []*results.ModelResult{{
 				Model: "m",
-				Clean: &experiment.RunResult{
+				Clean: &results.RunResult{
 					Run:      metrics.Run{"q": {{DocID: "n"}, {DocID: "x"}, {DocID: "b"}}},
-					PerQuery: map[string]experiment.QueryValues{"q": {ST: map[string]float64{"ndcg@10": 0.5}}},
+					PerQuery: map[string]results.Values{"q": {metrics.ConventionST: {"ndcg@10": 0.5}}},
 				},
-				Perturbed: []*experiment.RunResult{{
+				Perturbed: []*results.RunResult{{
 					Rate: 0.1, Seed: 1,
 					Run:      metrics.Run{"q": {{DocID: "b"}, {DocID: "a"}}},
-					PerQuery: map[string]experiment.QueryValues{"q": {ST: map[string]float64{"ndcg@10": 0.75}}},
+					PerQuery: map[string]results.Values{"q": {metrics.ConventionST: {"ndcg@10": 0.75}}},
 				}},
-				Rates: []*experiment.RateSummary{{Rate: 0.1, Seeds: []uint64{1}}},
+				Rates: []*results.RateSummary{{Rate: 0.1, Seeds: []uint64{1}}},
 			}},
 		}},
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/metrics"
 	"github.com/dreval/dreval/perturb"
+	"github.com/dreval/dreval/results"
 	"github.com/dreval/dreval/ui"
 )
 
@@ -33,7 +34,7 @@ type app struct {
 	mu       sync.Mutex
 	models   map[string]*experiment.Model
 	cache    *experiment.MemCache
-	last     *experiment.Results
+	last     *results.Results
 	peers    []*peer
 	nextID   int
 	base     *experiment.Registry
@@ -185,7 +186,7 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 	a.mu.Lock()
 	a.last = res
 	a.mu.Unlock()
-	out, err := views(res, ui.Selection{Rate: q.Show, TREC: q.TREC})
+	out, err := views(res, ui.Selection{Rate: q.Show, AllConventions: q.TREC})
 	if err != nil {
 		return nil, err
 	}
@@ -199,8 +200,8 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 	return out, nil
 }
 
-// export returns the last results as results.json, CSV and a zip of the
-// TREC runs (with the qrels), made when asked for.
+// export returns the last results as the files the command line writes
+// for them (exportFiles), made when asked for.
 func (a *app) export() (map[string]any, error) {
 	a.mu.Lock()
 	res := a.last
@@ -208,15 +209,7 @@ func (a *app) export() (map[string]any, error) {
 	if res == nil {
 		return nil, errors.New("no results yet: run an evaluation first")
 	}
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	zipped, err := runsZip(res)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"json": string(b), "csv": resultsCSV(res), "runsZip": jsBytes(zipped)}, nil
+	return exportFiles(res)
 }
 
 // view re-renders the last results for another rate or measure set.
@@ -227,11 +220,11 @@ func (a *app) view(msg js.Value) (map[string]any, error) {
 	if res == nil {
 		return nil, errors.New("no results yet: run an evaluation first")
 	}
-	return views(res, ui.Selection{Rate: msg.Get("show").Float(), TREC: msg.Get("trec").Bool()})
+	return views(res, ui.Selection{Rate: msg.Get("show").Float(), AllConventions: msg.Get("trec").Bool()})
 }
 
 // views renders the table, chart and inspector of sel.
-func views(res *experiment.Results, sel ui.Selection) (map[string]any, error) {
+func views(res *results.Results, sel ui.Selection) (map[string]any, error) {
 	table, err := ui.NewResultsTable(res, sel)
 	if err != nil {
 		return nil, err
@@ -241,7 +234,7 @@ func views(res *experiment.Results, sel ui.Selection) (map[string]any, error) {
 		return nil, err
 	}
 	out := map[string]any{"table": th}
-	chart, err := ui.NewRateChart(res, sel, "ndcg@10")
+	chart, err := ui.NewRateChart(res, sel, ui.ChartMeasure)
 	if err != nil {
 		return nil, err
 	}

@@ -5,106 +5,59 @@ package main
 import (
 	"archive/zip"
 	"bytes"
-	"cmp"
-	"encoding/csv"
-	"fmt"
-	"slices"
-	"sort"
-	"strconv"
 	"strings"
 
-	"github.com/dreval/dreval/experiment"
-	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/report"
+	"github.com/dreval/dreval/results"
+	"github.com/dreval/dreval/ui"
 )
 
-// resultsCSV returns one row per dataset, model, rate and measure: the
-// clean and perturbed means, the difference, its CI and p-values.
-func resultsCSV(res *experiment.Results) string {
-	var b strings.Builder
-	w := csv.NewWriter(&b)
-	w.Write([]string{"dataset", "model", "perturbation", "rate", "seeds", "convention", "measure", "clean", "perturbed", "diff", "ci_low", "ci_high", "p_randomization", "p_ttest", "queries"})
-	f := func(v experiment.Float) string { return strconv.FormatFloat(float64(v), 'g', -1, 64) }
-	for _, ds := range res.Datasets {
-		for _, mr := range ds.Models {
-			for _, rs := range mr.Rates {
-				for _, conv := range []struct {
-					name  string
-					names []string
-					drop  map[string]experiment.Comparison
-				}{{"st", res.STMeasures, rs.Drop}, {"trec", res.TRECMeasures, rs.TRECDrop}} {
-					for _, m := range conv.names {
-						c, ok := conv.drop[m]
-						if !ok {
-							continue
-						}
-						w.Write([]string{ds.Name, mr.Model, res.Config.Perturbation, experiment.FormatRate(rs.Rate), strconv.Itoa(len(rs.Seeds)),
-							conv.name, m, f(c.MeanA), f(c.MeanB), f(c.MeanDiff), f(c.CILow), f(c.CIHigh), f(c.PRandomization), f(c.PTTest), strconv.Itoa(c.N)})
-					}
-				}
-			}
+// exportFiles returns what the page downloads of res: the files "dreval
+// eval" writes into its output directory for the same results (package
+// report decides their names and bytes): results.json, comparisons.csv,
+// the TREC runs with their qrels as a zip of runs/ and qrels/, and every
+// file as a zip (report.html included; the SVG chart, drawn by the
+// plotting library the browser app leaves out, is not).
+func exportFiles(res *results.Results) (map[string]any, error) {
+	files, err := report.Files(res, report.Extras{Page: ui.ReportHTML})
+	if err != nil {
+		return nil, err
+	}
+	var runs []report.File
+	out := map[string]any{}
+	for _, f := range files {
+		switch {
+		case f.Path == "results.json":
+			out["json"] = string(f.Data)
+		case f.Path == report.ComparisonsFile:
+			out["csv"] = string(f.Data)
+		case strings.HasPrefix(f.Path, "runs/") || strings.HasPrefix(f.Path, "qrels/"):
+			runs = append(runs, f)
 		}
 	}
-	w.Flush()
-	return b.String()
-}
-
-// trecRun returns a run in TREC format ("qid Q0 docid rank score tag"),
-// queries sorted, documents in rank order.
-func trecRun(rr *experiment.RunResult) string {
-	var b strings.Builder
-	qids := rr.Run.QueryIDs()
-	for _, q := range qids {
-		list := slices.Clone(rr.Run[q])
-		slices.SortStableFunc(list, func(x, y metrics.ScoredDoc) int { return cmp.Compare(y.Score, x.Score) })
-		for i, d := range list {
-			b.WriteString(q + " Q0 " + d.DocID + " " + strconv.Itoa(i+1) + " " + strconv.FormatFloat(d.Score, 'g', -1, 64) + " " + rr.Name + "\n")
-		}
+	runsZip, err := zipFiles(runs)
+	if err != nil {
+		return nil, err
 	}
-	return b.String()
+	allZip, err := zipFiles(files)
+	if err != nil {
+		return nil, err
+	}
+	out["runsZip"], out["allZip"] = jsBytes(runsZip), jsBytes(allZip)
+	return out, nil
 }
 
-// runsZip returns a zip archive of every run in TREC format, with each
-// dataset's qrels beside them: runs/<run>.trec and qrels/<dataset>.qrels.
-func runsZip(res *experiment.Results) ([]byte, error) {
+// zipFiles returns a zip archive of files under their paths.
+func zipFiles(files []report.File) ([]byte, error) {
 	var buf bytes.Buffer
 	z := zip.NewWriter(&buf)
-	add := func(name, text string) error {
-		w, err := z.Create(name)
+	for _, f := range files {
+		w, err := z.Create(f.Path)
 		if err != nil {
-			return err
-		}
-		_, err = w.Write([]byte(text))
-		return err
-	}
-	for _, ds := range res.Datasets {
-		var q strings.Builder
-		qids := make([]string, 0, len(ds.Qrels))
-		for id := range ds.Qrels {
-			qids = append(qids, id)
-		}
-		sort.Strings(qids)
-		for _, id := range qids {
-			docs := make([]string, 0, len(ds.Qrels[id]))
-			for d := range ds.Qrels[id] {
-				docs = append(docs, d)
-			}
-			sort.Strings(docs)
-			for _, d := range docs {
-				fmt.Fprintf(&q, "%s 0 %s %d\n", id, d, ds.Qrels[id][d])
-			}
-		}
-		if err := add("qrels/"+ds.Name+".qrels", q.String()); err != nil {
 			return nil, err
 		}
-		for _, mr := range ds.Models {
-			for _, rr := range append([]*experiment.RunResult{mr.Clean}, mr.Perturbed...) {
-				if rr == nil {
-					continue
-				}
-				if err := add("runs/"+ds.Name+"__"+rr.Name+".trec", trecRun(rr)); err != nil {
-					return nil, err
-				}
-			}
+		if _, err := w.Write(f.Data); err != nil {
+			return nil, err
 		}
 	}
 	if err := z.Close(); err != nil {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/report"
+	"github.com/dreval/dreval/results"
+	"github.com/dreval/dreval/ui"
 )
 
 // reproduceRequest is a "reproduce" message: the study's protocol
@@ -73,11 +75,12 @@ func buildVersion() string {
 
 // reproduction renders res as the "reproduce" answer: the HTML fragment
 // and the Markdown document of package report, and the findings.
-func reproduction(res *experiment.Results, o report.ReproductionOptions) (map[string]any, error) {
-	var h, md strings.Builder
-	if err := report.ReproductionHTML(&h, res, o); err != nil {
+func reproduction(res *results.Results, o report.ReproductionOptions) (map[string]any, error) {
+	h, err := ui.Render(ui.NewReproduction(res, o))
+	if err != nil {
 		return nil, err
 	}
+	var md strings.Builder
 	if err := report.Reproduction(&md, res, o); err != nil {
 		return nil, err
 	}
@@ -89,7 +92,7 @@ func reproduction(res *experiment.Results, o report.ReproductionOptions) (map[st
 	for _, w := range res.Warnings {
 		warns = append(warns, w)
 	}
-	return map[string]any{"html": h.String(), "markdown": md.String(), "findings": findings, "warnings": warns, "version": res.Version}, nil
+	return map[string]any{"html": h, "markdown": md.String(), "findings": findings, "warnings": warns, "version": res.Version}, nil
 }
 
 // progressEvents returns experiment.Run's progress callback posting

@@ -13,6 +13,7 @@ import (
 	"github.com/dreval/dreval/experiment/experimenttest"
 	"github.com/dreval/dreval/perturb"
 	"github.com/dreval/dreval/report"
+	"github.com/dreval/dreval/ui"
 )
 
 func TestReproduceRequestConfig(t *testing.T) {
@@ -78,15 +79,16 @@ func TestReproduction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var md, h strings.Builder
+	var md strings.Builder
 	if err := report.Reproduction(&md, res, o); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.ReproductionHTML(&h, res, o); err != nil {
+	h, err := ui.Render(ui.NewReproduction(res, o))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if out["markdown"] != md.String() || out["html"] != h.String() {
-		t.Error("the answer's Markdown or HTML is not report's")
+	if out["markdown"] != md.String() || out["html"] != h {
+		t.Error("the answer's Markdown is not report's, or its HTML not package ui's reproduction")
 	}
 	if f := out["findings"].([]any); len(f) != 4 {
 		t.Errorf("%d findings, want 4", len(f))

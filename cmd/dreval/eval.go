@@ -17,6 +17,8 @@ import (
 	"github.com/dreval/dreval/perturb"
 	"github.com/dreval/dreval/report"
 	"github.com/dreval/dreval/report/ratechart"
+	"github.com/dreval/dreval/results"
+	"github.com/dreval/dreval/ui"
 )
 
 func init() {
@@ -219,13 +221,13 @@ func runEval(env *cliEnv, args []string) error {
 }
 
 // evalWriteDir writes eval's output directory: report's files with the
-// rate charts of package ratechart.
-func evalWriteDir(dir string, res *experiment.Results) ([]string, error) {
+// rate charts of package ratechart and report.html of package ui.
+func evalWriteDir(dir string, res *results.Results) ([]string, error) {
 	charts, err := ratechart.Files(res)
 	if err != nil {
 		return nil, err
 	}
-	return report.WriteDir(dir, res, charts)
+	return report.WriteDir(dir, res, report.Extras{Charts: charts, Page: ui.ReportHTML})
 }
 
 // evalSplitList splits a comma-separated flag value, dropping blanks.

@@ -12,6 +12,9 @@ import (
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/experiment/experimenttest"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/report"
+	"github.com/dreval/dreval/results"
 )
 
 // withFakeModels makes eval open the fake models of experimenttest
@@ -32,13 +35,13 @@ func withFakeModels(t *testing.T) {
 }
 
 // readResults reads results.json from dir.
-func readResults(t *testing.T, dir string) *experiment.Results {
+func readResults(t *testing.T, dir string) *results.Results {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res experiment.Results
+	var res results.Results
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -55,22 +58,20 @@ func checkRunFilesMatch(t *testing.T, dir string) {
 	for _, ds := range res.Datasets {
 		qrels := filepath.Join(dir, "qrels", ds.Name+".qrels")
 		for _, m := range ds.Models {
-			for _, rr := range append([]*experiment.RunResult{m.Clean}, m.Perturbed...) {
+			for _, rr := range append([]*results.RunResult{m.Clean}, m.Perturbed...) {
 				runs++
-				for _, conv := range []struct {
-					name     string
-					measures []string
-					want     map[string]float64
-					perQuery func(experiment.QueryValues) map[string]float64
-				}{
-					{"st", res.STMeasures, rr.ST, func(v experiment.QueryValues) map[string]float64 { return v.ST }},
-					{"trec", res.TRECMeasures, rr.TREC, func(v experiment.QueryValues) map[string]float64 { return v.TREC }},
-				} {
+				file := report.RunFile(res, ds, rr)
+				for _, cm := range res.Conventions {
+					conv := struct {
+						name     string
+						measures []string
+						want     map[string]float64
+					}{cm.Convention.String(), cm.Names, rr.Means[cm.Convention]}
 					code, out, errOut := runCLI(t, "", "metrics", "-c", "-q", "-format", "json", "-convention", conv.name,
 						"-m", strings.Join(conv.measures, ","),
-						"-qrels", qrels, "-run", filepath.Join(dir, filepath.FromSlash(rr.File)))
+						"-qrels", qrels, "-run", filepath.Join(dir, filepath.FromSlash(file)))
 					if code != 0 {
-						t.Fatalf("metrics on %s exited %d: %s", rr.File, code, errOut)
+						t.Fatalf("metrics on %s exited %d: %s", file, code, errOut)
 					}
 					var got struct {
 						All      map[string]float64            `json:"all"`
@@ -81,11 +82,11 @@ func checkRunFilesMatch(t *testing.T, dir string) {
 					}
 					for _, name := range conv.measures {
 						if got.All[name] != conv.want[name] {
-							t.Errorf("%s %s %s: dreval metrics says %v, results.json %v", rr.File, conv.name, name, got.All[name], conv.want[name])
+							t.Errorf("%s %s %s: dreval metrics says %v, results.json %v", file, conv.name, name, got.All[name], conv.want[name])
 						}
 						for qid, vals := range got.PerQuery {
-							if v := conv.perQuery(rr.PerQuery[qid])[name]; vals[name] != v {
-								t.Errorf("%s %s query %s %s: dreval metrics says %v, results.json %v", rr.File, conv.name, qid, name, vals[name], v)
+							if v, _ := rr.Value(cm.Convention, name, qid); vals[name] != v {
+								t.Errorf("%s %s query %s %s: dreval metrics says %v, results.json %v", file, conv.name, qid, name, vals[name], v)
 							}
 						}
 					}
@@ -186,7 +187,7 @@ func TestEvalMiniLM(t *testing.T) {
 	if m.CorpusCache != "stored" || m.Dim != 384 {
 		t.Errorf("first run: cache %q dim %d", m.CorpusCache, m.Dim)
 	}
-	if ndcg := m.Clean.ST["ndcg@10"]; ndcg < 0.8 {
+	if ndcg := m.Clean.Means[st]["ndcg@10"]; ndcg < 0.8 {
 		t.Errorf("minilm clean NDCG@10 on the demo = %v; want the demo answered well (> 0.8)", ndcg)
 	}
 	dir2 := t.TempDir()
@@ -198,7 +199,7 @@ func TestEvalMiniLM(t *testing.T) {
 	if s := res2.Datasets[0].Models[0].CorpusCache; s != "hit" {
 		t.Errorf("second run: corpus cache %q, want hit", s)
 	}
-	if a, b := m.Clean.ST, res2.Datasets[0].Models[0].Clean.ST; a["ndcg@10"] != b["ndcg@10"] {
+	if a, b := m.Clean.Means[st], res2.Datasets[0].Models[0].Clean.Means[st]; a["ndcg@10"] != b["ndcg@10"] {
 		t.Errorf("cached run NDCG@10 %v, first run %v", b["ndcg@10"], a["ndcg@10"])
 	}
 	checkRefusesPoisonedTokenizer(t, modelDir, cache)
@@ -297,3 +298,10 @@ func TestEvalDefaultModels(t *testing.T) {
 		t.Errorf("no model installed: exit %d, %q", code, errOut)
 	}
 }
+
+// The conventions' short names in the tests.
+const (
+	st       = metrics.ConventionST
+	trec     = metrics.ConventionTREC
+	dureader = metrics.ConventionDuReader
+)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/results"
 )
 
 // copyWithoutQrels copies the named files of the collection folder src
@@ -72,11 +72,11 @@ func TestEvalDPRWithoutQrels(t *testing.T) {
 	if len(mn.Perturbed) != 2 || len(mw.Perturbed) != 2 {
 		t.Fatalf("%d and %d perturbed runs, want 2", len(mw.Perturbed), len(mn.Perturbed))
 	}
-	if mw.Clean.ST["ndcg@10"] == 0 || mn.Clean.ST != nil || mn.Clean.TREC != nil || mn.Rates[0].Drop != nil {
-		t.Errorf("st: with qrels %v, without %v (drop %v): want values only with qrels", mw.Clean.ST, mn.Clean.ST, mn.Rates[0].Drop)
+	if mw.Clean.Means[st]["ndcg@10"] == 0 || mn.Clean.Means[st] != nil || mn.Clean.Means[trec] != nil || mn.Rates[0].Drop[st] != nil {
+		t.Errorf("st: with qrels %v, without %v (drop %v): want values only with qrels", mw.Clean.Means[st], mn.Clean.Means[st], mn.Rates[0].Drop[st])
 	}
-	runsW := append([]*experiment.RunResult{mw.Clean}, mw.Perturbed...)
-	runsN := append([]*experiment.RunResult{mn.Clean}, mn.Perturbed...)
+	runsW := append([]*results.RunResult{mw.Clean}, mw.Perturbed...)
+	runsN := append([]*results.RunResult{mn.Clean}, mn.Perturbed...)
 	for i, rw := range runsW {
 		rn := runsN[i]
 		aw, an := rw.Answers["string"], rn.Answers["string"]

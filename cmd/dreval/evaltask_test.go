@@ -11,6 +11,8 @@ import (
 	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/experiment/experimenttest"
+	"github.com/dreval/dreval/report"
+	"github.com/dreval/dreval/results"
 )
 
 // withFakeModelsFor makes eval and reproduce open the fake models of
@@ -63,7 +65,7 @@ func TestEvalTaskDPR(t *testing.T) {
 		if len(m.Rates) != 1 || len(m.Rates[0].Answers["string"]) != 3 || len(m.Rates[0].AnswerDrop["string"]) != 3 {
 			t.Errorf("%s: rate summary lacks the answer accuracy: %+v", m.Model, m.Rates)
 		}
-		for _, rr := range append([]*experiment.RunResult{m.Clean}, m.Perturbed...) {
+		for _, rr := range append([]*results.RunResult{m.Clean}, m.Perturbed...) {
 			runs++
 			a := rr.Answers["string"]
 			if a == nil {
@@ -73,10 +75,10 @@ func TestEvalTaskDPR(t *testing.T) {
 				t.Errorf("%s: %d questions, %d unanswerable, q5 first hit %d; want 6, 1, 0", rr.Name, a.Questions, a.Unanswerable, a.FirstHit["q5"])
 			}
 			code, js, errOut := runCLI(t, "", "answers", "-answers", filepath.Join(qaTiny, "answers.jsonl"),
-				"-passages", filepath.Join(qaTiny, "corpus.jsonl"), "-run", filepath.Join(out, filepath.FromSlash(rr.File)),
+				"-passages", filepath.Join(qaTiny, "corpus.jsonl"), "-run", filepath.Join(out, filepath.FromSlash(report.RunFile(res, ds, rr))),
 				"-k", "1,2,5", "-format", "json")
 			if code != 0 {
-				t.Fatalf("answers on %s exited %d: %s", rr.File, code, errOut)
+				t.Fatalf("answers on %s exited %d: %s", rr.Name, code, errOut)
 			}
 			var got struct {
 				TopK struct {
@@ -144,19 +146,19 @@ func TestEvalTaskDuReaderMatchesMetrics(t *testing.T) {
 		t.Fatalf("eval exited %d: %s", code, errOut)
 	}
 	res := readResults(t, out)
-	if !reflect.DeepEqual(res.DuReaderMeasures, experiment.DuReaderMeasures) {
-		t.Fatalf("dureader measures %v", res.DuReaderMeasures)
+	if want := []string{"MRR@10", "recall@1", "recall@50"}; !reflect.DeepEqual(res.Measures(dureader), want) {
+		t.Fatalf("dureader measures %v", res.Measures(dureader))
 	}
 	ds := res.Datasets[0]
 	runs := 0
 	for _, m := range ds.Models {
-		for _, rr := range append([]*experiment.RunResult{m.Clean}, m.Perturbed...) {
+		for _, rr := range append([]*results.RunResult{m.Clean}, m.Perturbed...) {
 			runs++
 			code, js, errOut := runCLI(t, "", "metrics", "-q", "-format", "json", "-convention", "dureader",
-				"-m", strings.Join(res.DuReaderMeasures, ","), "-qrels", filepath.Join(out, "qrels", ds.Name+".qrels"),
-				"-run", filepath.Join(out, filepath.FromSlash(rr.File)))
+				"-m", strings.Join(res.Measures(dureader), ","), "-qrels", filepath.Join(out, "qrels", ds.Name+".qrels"),
+				"-run", filepath.Join(out, filepath.FromSlash(report.RunFile(res, ds, rr))))
 			if code != 0 {
-				t.Fatalf("metrics on %s exited %d: %s", rr.File, code, errOut)
+				t.Fatalf("metrics on %s exited %d: %s", rr.Name, code, errOut)
 			}
 			var got struct {
 				All      map[string]float64            `json:"all"`
@@ -165,12 +167,12 @@ func TestEvalTaskDuReaderMatchesMetrics(t *testing.T) {
 			if err := json.Unmarshal([]byte(js), &got); err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got.All, rr.DuReader) {
-				t.Errorf("%s: dureader %v in results.json, %v from dreval metrics", rr.Name, rr.DuReader, got.All)
+			if !reflect.DeepEqual(got.All, rr.Means[dureader]) {
+				t.Errorf("%s: dureader %v in results.json, %v from dreval metrics", rr.Name, rr.Means[dureader], got.All)
 			}
 			for qid, want := range got.PerQuery {
-				if !reflect.DeepEqual(rr.PerQuery[qid].DuReader, want) {
-					t.Errorf("%s query %s: %v in results.json, %v from dreval metrics", rr.Name, qid, rr.PerQuery[qid].DuReader, want)
+				if !reflect.DeepEqual(rr.PerQuery[qid][dureader], want) {
+					t.Errorf("%s query %s: %v in results.json, %v from dreval metrics", rr.Name, qid, rr.PerQuery[qid][dureader], want)
 				}
 			}
 		}

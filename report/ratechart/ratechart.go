@@ -18,8 +18,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/metrics"
 	"github.com/dreval/dreval/report"
+	"github.com/dreval/dreval/results"
 )
 
 // Measure is the measure the charts of Files plot.
@@ -40,16 +41,16 @@ type series struct {
 // perturbation rate, one line per model with error bars of ±1 sd over
 // seeds. ds selects a dataset; nil plots the average over datasets (each
 // seed averaged over the datasets first).
-func SVG(res *experiment.Results, ds *experiment.DatasetResult, measure string) ([]byte, error) {
+func SVG(res *results.Results, ds *results.DatasetResult, measure string) ([]byte, error) {
 	var lines []series
 	title := ""
 	if ds != nil {
 		title = ds.Name
 		for _, m := range ds.Models {
 			s := series{name: m.Model}
-			s.add(0, m.Clean.ST[measure], 0)
+			s.add(0, m.Clean.Means[metrics.ConventionST][measure], 0)
 			for _, rs := range m.Rates {
-				st := rs.ST[measure]
+				st := rs.Stats[metrics.ConventionST][measure]
 				s.add(rs.Rate, st.Mean, st.SD)
 			}
 			lines = append(lines, s)
@@ -62,7 +63,7 @@ func SVG(res *experiment.Results, ds *experiment.DatasetResult, measure string) 
 		title = "average over datasets"
 		col := -1
 		for i, h := range t.Header {
-			if h == report.Label(measure) {
+			if h == report.Label(metrics.ConventionST, measure) {
 				col = i
 			}
 		}
@@ -80,7 +81,7 @@ func SVG(res *experiment.Results, ds *experiment.DatasetResult, measure string) 
 			lines = append(lines, s)
 		}
 	}
-	return drawChart(title, report.Label(measure), lines)
+	return drawChart(title, report.Label(metrics.ConventionST, measure), lines)
 }
 
 func (s *series) add(x, y, sd float64) {
@@ -160,7 +161,7 @@ func buildPlot(title, ylabel string, lines []series) (*plot.Plot, error) {
 
 // perturbedRates returns 0 and the rates above 0 of res's configuration:
 // the x values of the average chart's rows.
-func perturbedRates(res *experiment.Results) []float64 {
+func perturbedRates(res *results.Results) []float64 {
 	out := []float64{0}
 	for _, r := range res.Config.Rates {
 		if r > 0 {
@@ -173,8 +174,8 @@ func perturbedRates(res *experiment.Results) []float64 {
 // Files returns the rate charts of res, plotting Measure: FileName, and
 // with several datasets one per dataset. They are what report.Files
 // takes as its charts.
-func Files(res *experiment.Results) ([]report.File, error) {
-	var judged []*experiment.DatasetResult // the datasets with qrels: the chart's measure needs them
+func Files(res *results.Results) ([]report.File, error) {
+	var judged []*results.DatasetResult // the datasets with qrels: the chart's measure needs them
 	for _, ds := range res.Datasets {
 		if !ds.QrelsAbsent {
 			judged = append(judged, ds)

@@ -11,12 +11,13 @@ import (
 	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/experiment/experimenttest"
+	"github.com/dreval/dreval/results"
 )
 
 var (
 	once    sync.Once
-	oneRes  *experiment.Results
-	twoRes  *experiment.Results
+	oneRes  *results.Results
+	twoRes  *results.Results
 	onceErr error
 )
 
@@ -24,7 +25,7 @@ var (
 // (one), and on the demo and "demo-half", the demo with half its queries
 // (two, for the averages), at rates 0, 5% and 20% with 3 seeds; once, the
 // results shared by every caller.
-func Results(t testing.TB) (one, two *experiment.Results) {
+func Results(t testing.TB) (one, two *results.Results) {
 	t.Helper()
 	once.Do(func() {
 		c, err := dataset.Demo("test")

@@ -137,7 +137,7 @@ func BenchmarkBrowserSliderAfterSweep(b *testing.B) {
 		b.Fatal(err)
 	}
 	finish(b, ctx, 1, 5*time.Minute)
-	if n := eval[int](b, ctx, `document.querySelectorAll("#rate-chart circle.point").length`); n != 7 {
+	if n := eval[int](b, ctx, `document.querySelectorAll("#chart circle.point").length`); n != 7 {
 		b.Fatalf("the sweep's chart has %d points, want 7", n)
 	}
 	rates := []int{5, 20, 30, 40, 50, 10}

@@ -22,6 +22,7 @@ import (
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/results"
 	"github.com/dreval/dreval/serve"
 )
 
@@ -262,15 +263,15 @@ type cell struct {
 	Text       string `json:"text"`
 }
 
-const readTable = `[...document.querySelectorAll("#results-table tbody tr")].flatMap((tr) =>
+const readTable = `[...document.querySelectorAll("#table tbody tr")].flatMap((tr) =>
   [...tr.querySelectorAll("[data-field]")].filter((e) => e.dataset.field !== "ci").map((e) =>
     ({measure: tr.dataset.measure, convention: tr.dataset.convention, field: e.dataset.field, text: e.textContent.trim()})))`
 
 // checkTable checks every number of the page's table against the rate
 // summary of the native results.
-func checkTable(t testing.TB, cells []cell, res *experiment.Results, rate float64, trec bool) {
+func checkTable(t testing.TB, cells []cell, res *results.Results, rate float64, withTREC bool) {
 	t.Helper()
-	var rs *experiment.RateSummary
+	var rs *results.RateSummary
 	for _, r := range res.Datasets[0].Models[0].Rates {
 		if r.Rate == rate {
 			rs = r
@@ -279,19 +280,19 @@ func checkTable(t testing.TB, cells []cell, res *experiment.Results, rate float6
 	if rs == nil {
 		t.Fatalf("native results lack rate %v", rate)
 	}
-	want := len(res.STMeasures)
-	if trec {
-		want += len(res.TRECMeasures)
+	want := len(res.Measures(metrics.ConventionST))
+	if withTREC {
+		want += len(res.Measures(metrics.ConventionTREC))
 	}
 	if rows := len(cells) / 8; rows != want || len(cells)%8 != 0 {
 		t.Fatalf("the table has %d cells, want 8 for each of %d measures", len(cells), want)
 	}
 	for _, c := range cells {
-		drop := rs.Drop
-		if c.Convention == "trec" {
-			drop = rs.TRECDrop
+		conv, err := metrics.ParseConvention(c.Convention)
+		if err != nil {
+			t.Fatalf("row of measure %s: %v", c.Measure, err)
 		}
-		cmp, ok := drop[c.Measure]
+		cmp, ok := rs.Drop.Get(conv, c.Measure)
 		if !ok {
 			t.Errorf("the page shows measure %s/%s, absent from the native results", c.Convention, c.Measure)
 			continue
@@ -341,7 +342,7 @@ func checkTable(t testing.TB, cells []cell, res *experiment.Results, rate float6
 
 // nativeRun runs what the page runs (wasm/app.go runRequest.Config), as
 // "dreval eval -engine go -data demo -models M -rates 0,R -seeds S" does.
-func nativeRun(t testing.TB, model string, rate float64, seeds int) *experiment.Results {
+func nativeRun(t testing.TB, model string, rate float64, seeds int) *results.Results {
 	t.Helper()
 	res, err := experiment.Run(context.Background(), experiment.Config{
 		Data:         []string{"demo"},
@@ -407,7 +408,7 @@ func TestDemoMatchesNativeRun(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll("#inspector tbody tr").length`); n != native.Datasets[0].Judged {
 		t.Errorf("the inspector lists %d queries, want %d", n, native.Datasets[0].Judged)
 	}
-	if n := eval[int](t, ctx, `document.querySelectorAll("#rate-chart circle.point").length`); n != 2 {
+	if n := eval[int](t, ctx, `document.querySelectorAll("#chart circle.point").length`); n != 2 {
 		t.Errorf("the chart has %d points, want 2", n)
 	}
 
@@ -450,12 +451,12 @@ func testMetricsUpload(t testing.TB, h http.Handler) {
 	if msg := pageError(t, ctx); msg != "" {
 		t.Fatalf("the page shows an error: %s", msg)
 	}
-	got := eval[string](t, ctx, `document.getElementById("metrics-text").textContent`)
+	got := eval[string](t, ctx, `document.querySelector("#metrics pre.trec-text").textContent`)
 	want := nativeMetrics(t, abs("small.qrels"), abs("small.run"))
 	if got != want {
 		t.Errorf("the page's metrics differ from dreval metrics':\npage:\n%s\nnative:\n%s", got, want)
 	}
-	before := eval[string](t, ctx, `document.getElementById("metrics-table").textContent`)
+	before := eval[string](t, ctx, `document.querySelector("#metrics table.measures").textContent`)
 
 	// A malformed run: an inline error names the file and the line, and
 	// the earlier results stay.
@@ -470,7 +471,7 @@ func testMetricsUpload(t testing.TB, h http.Handler) {
 	if !strings.Contains(msg, "bad.run:3") {
 		t.Errorf("the error %q does not name bad.run:3", msg)
 	}
-	if after := eval[string](t, ctx, `document.getElementById("metrics-table").textContent`); after != before {
+	if after := eval[string](t, ctx, `document.querySelector("#metrics table.measures").textContent`); after != before {
 		t.Errorf("the earlier results changed after the failed upload")
 	}
 	screenshot(t, ctx, strings.ReplaceAll(t.Name(), "/", "-")+".png")
@@ -633,14 +634,14 @@ func TestSweepChart(t *testing.T) {
 		Rate string `json:"rate"`
 		Mean string `json:"mean"`
 	}
-	pts := eval[[]point](t, ctx, `[...document.querySelectorAll("#rate-chart circle.point")].map((c) => ({rate: c.dataset.rate, mean: c.dataset.mean}))`)
+	pts := eval[[]point](t, ctx, `[...document.querySelectorAll("#chart circle.point")].map((c) => ({rate: c.dataset.rate, mean: c.dataset.mean}))`)
 	if len(pts) != len(rates) {
 		t.Fatalf("the chart has %d points, want %d", len(pts), len(rates))
 	}
 	mr := res.Datasets[0].Models[0]
-	want := []float64{mr.Clean.ST["ndcg@10"]}
+	want := []float64{mr.Clean.Means[metrics.ConventionST]["ndcg@10"]}
 	for _, rs := range mr.Rates {
-		want = append(want, rs.ST["ndcg@10"].Mean)
+		want = append(want, rs.Stats[metrics.ConventionST]["ndcg@10"].Mean)
 	}
 	for i, p := range pts {
 		if p.Rate != strconv.FormatFloat(rates[i], 'g', -1, 64) || p.Mean != fmt.Sprintf("%.4f", want[i]) {
@@ -677,7 +678,7 @@ func TestSweepChart(t *testing.T) {
 	if len(ex.Rates) != len(rates) {
 		t.Errorf("results.json has rates %v, want %v", ex.Rates, rates)
 	}
-	if want := 1 + (len(rates)-1)*(len(res.STMeasures)+len(res.TRECMeasures)); ex.CSVLines != want {
+	if want := 1 + (len(rates)-1)*(len(res.Measures(metrics.ConventionST))+len(res.Measures(metrics.ConventionTREC))); ex.CSVLines != want {
 		t.Errorf("the CSV has %d lines, want %d", ex.CSVLines, want)
 	}
 	if ex.ZipMagic != "PK" || ex.ZipBytes < 1000 {

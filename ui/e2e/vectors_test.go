@@ -93,7 +93,7 @@ func TestVectorsUpload(t *testing.T) {
 	if msg := pageError(t, ctx); msg != "" {
 		t.Fatalf("the page shows an error: %s", msg)
 	}
-	got := eval[string](t, ctx, `document.getElementById("metrics-text").textContent`)
+	got := eval[string](t, ctx, `document.querySelector("#metrics pre.trec-text").textContent`)
 	if got != want {
 		t.Errorf("the page's metrics differ from dreval search + dreval metrics:\npage:\n%s\nnative:\n%s", got, want)
 	}
@@ -107,7 +107,7 @@ func TestVectorsUpload(t *testing.T) {
 		t.Error("the perturbation controls are enabled for precomputed embeddings")
 	}
 	screenshot(t, ctx, "vectors-upload.png")
-	before := eval[string](t, ctx, `document.getElementById("metrics-table").textContent`)
+	before := eval[string](t, ctx, `document.querySelector("#metrics table.measures").textContent`)
 
 	// A malformed corpus .npy: an inline error names it; the results stay.
 	if err := chromedp.Do(ctx,
@@ -122,7 +122,7 @@ func TestVectorsUpload(t *testing.T) {
 	} else {
 		t.Logf("malformed .npy: %s", msg)
 	}
-	if after := eval[string](t, ctx, `document.getElementById("metrics-table").textContent`); after != before {
+	if after := eval[string](t, ctx, `document.querySelector("#metrics table.measures").textContent`); after != before {
 		t.Error("the earlier results changed after the failed upload")
 	}
 }

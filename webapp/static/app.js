@@ -344,8 +344,9 @@ function init() {
       (e) => showError("Export failed: " + e.message));
   };
   $("export-json").addEventListener("click", exporter("results.json", "application/json", "json"));
-  $("export-csv").addEventListener("click", exporter("results.csv", "text/csv", "csv"));
+  $("export-csv").addEventListener("click", exporter("comparisons.csv", "text/csv", "csv"));
   $("export-runs").addEventListener("click", exporter("runs.zip", "application/zip", "runsZip"));
+  $("export-all").addEventListener("click", exporter("dreval-results.zip", "application/zip", "allZip"));
   $("export-metrics").addEventListener("click", () => state.metricsCSV && download("metrics.csv", "text/csv", state.metricsCSV));
 }
 

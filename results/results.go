@@ -1,31 +1,28 @@
-package experiment
+package results
 
 import (
-	"math"
+	"strconv"
 
 	"github.com/dreval/dreval/metrics"
 )
 
-// Results is everything an experiment produced, as plain data: the
-// configuration it ran with, what it read, and for every dataset and model
-// the clean run, each perturbed run, per-query values and summaries over
-// seeds. It is JSON-tagged; package report renders it without knowing how
-// it was computed.
+// Results is everything an experiment produced: the configuration it ran
+// with, what it read, and for every dataset and model the clean run, each
+// perturbed run, per-query values and summaries over seeds.
 type Results struct {
 	// Version is dreval's version.
 	Version string `json:"dreval_version"`
 	// Config is the configuration, with defaults filled in.
 	Config ConfigSummary `json:"config"`
-	// STMeasures and TRECMeasures are the measure names, in table order,
-	// of the st and trec conventions (the keys of RunResult.ST and .TREC).
-	STMeasures   []string `json:"st_measures"`
-	TRECMeasures []string `json:"trec_measures"`
-	// Task is the configuration's task (TaskIR, TaskDPR, TaskDuReader).
+	// Conventions are the conventions every run of a dataset with qrels
+	// was scored under, in table order, with their measures: the keys of
+	// RunResult.Means and of the other values keyed by convention.
+	Conventions []Measures `json:"conventions"`
+	// Task is the configuration's task ("ir", "dpr", "dureader").
 	Task string `json:"task"`
-	// DuReaderMeasures are the keys of RunResult.DuReader (task
-	// dureader); AnswerModes the keys of RunResult.Answers.
-	DuReaderMeasures []string `json:"dureader_measures,omitempty"`
-	AnswerModes      []string `json:"answer_modes,omitempty"`
+	// AnswerModes are the keys of RunResult.Answers (tasks dpr and
+	// dureader).
+	AnswerModes []string `json:"answer_modes,omitempty"`
 	// Significance describes the paired tests behind every Comparison.
 	Significance string `json:"significance"`
 	// Datasets holds one entry per dataset, in the order given.
@@ -34,11 +31,25 @@ type Results struct {
 	// what they concern.
 	Warnings []string `json:"warnings,omitempty"`
 	// Average holds, with several datasets with qrels, each model's
-	// change from clean at every rate averaged over them (the paper's
-	// Table 3); nil with fewer than two (datasets without qrels have no
-	// st values to average).
+	// change from clean at every rate averaged over them on the paper's
+	// measures (the paper's Table 3); nil with fewer than two (datasets
+	// without qrels have no values to average).
 	Average []*AverageDrop `json:"average_drops,omitempty"`
 }
+
+// Measures returns the measures scored under convention c, in table
+// order; nil when c was not scored.
+func (r *Results) Measures(c metrics.Convention) []string {
+	for _, m := range r.Conventions {
+		if m.Convention == c {
+			return m.Names
+		}
+	}
+	return nil
+}
+
+// Scored reports whether the runs were scored under convention c.
+func (r *Results) Scored(c metrics.Convention) bool { return r.Measures(c) != nil }
 
 // ConfigSummary is the configuration recorded in Results.
 type ConfigSummary struct {
@@ -60,6 +71,17 @@ type ConfigSummary struct {
 	AnswerKs       []int     `json:"answer_ks,omitempty"`
 }
 
+// PerturbedRates returns the configuration's rates above 0, in order.
+func (c ConfigSummary) PerturbedRates() []float64 {
+	var out []float64
+	for _, r := range c.Rates {
+		if r > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // DatasetResult is one dataset's part of Results.
 type DatasetResult struct {
 	// Name is the name used in tables and file names; Source is what was
@@ -67,8 +89,8 @@ type DatasetResult struct {
 	Name   string `json:"name"`
 	Source string `json:"source"`
 	Split  string `json:"split"`
-	// SHA256 is the hash of the corpus, queries and qrels (see
-	// CollectionHash); CorpusSHA256 the corpus's alone (see CorpusHash).
+	// SHA256 is the hash of the corpus, queries and qrels;
+	// CorpusSHA256 the corpus's alone.
 	SHA256       string `json:"sha256"`
 	CorpusSHA256 string `json:"corpus_sha256"`
 	Docs         int    `json:"docs"`
@@ -81,7 +103,7 @@ type DatasetResult struct {
 	// DPR-style question set: answers.jsonl and no qrels). Its searched
 	// queries are the questions with answers (Answers.Questions of
 	// them); Judged and Unjudged are 0, Qrels is nil, and its runs hold
-	// the answer accuracy only: no st, trec or dureader values, no
+	// the answer accuracy only: no values keyed by convention, no
 	// comparisons of them.
 	QrelsAbsent bool `json:"qrels_absent"`
 	// Unanswered counts the queries of a dataset without qrels that have
@@ -104,6 +126,28 @@ type DatasetResult struct {
 	// Nil when QrelsAbsent.
 	Qrels metrics.Qrels `json:"-"`
 }
+
+// Model returns the result of the model called name, or nil.
+func (d *DatasetResult) Model(name string) *ModelResult {
+	for _, m := range d.Models {
+		if m.Model == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// Kind says how a model retrieves.
+type Kind string
+
+// The model kinds.
+const (
+	// Dense models embed queries and documents and rank by similarity.
+	Dense Kind = "dense"
+	// Lexical models (BM25) rank by term statistics over an analyser's
+	// terms.
+	Lexical Kind = "lexical"
+)
 
 // ModelResult is one model's runs on one dataset.
 type ModelResult struct {
@@ -134,12 +178,36 @@ type ModelResult struct {
 	QuerySeconds  float64 `json:"query_seconds"`
 }
 
+// Runs returns the clean run followed by the perturbed ones.
+func (m *ModelResult) Runs() []*RunResult {
+	return append([]*RunResult{m.Clean}, m.Perturbed...)
+}
+
+// Rate returns the summary of rate, or nil when it was not run.
+func (m *ModelResult) Rate(rate float64) *RateSummary {
+	for _, rs := range m.Rates {
+		if rs.Rate == rate {
+			return rs
+		}
+	}
+	return nil
+}
+
+// Run returns the perturbed run of (rate, seed), or nil.
+func (m *ModelResult) Run(rate float64, seed uint64) *RunResult {
+	for _, rr := range m.Perturbed {
+		if rr.Rate == rate && rr.Seed == seed {
+			return rr
+		}
+	}
+	return nil
+}
+
 // RunResult is one run: the clean one or one (rate, seed).
 type RunResult struct {
-	// Name identifies the run, as in "minilm__rate0.05__seed1"; File is the
-	// path of its TREC run file relative to the output directory.
+	// Name identifies the run, as in "minilm__rate0.05__seed1"; it is
+	// the run's tag in its TREC file.
 	Name string  `json:"name"`
-	File string  `json:"file"`
 	Rate float64 `json:"rate"`
 	Seed uint64  `json:"seed,omitempty"`
 	// ChangedTokens of ConsideredTokens query tokens were changed by the
@@ -147,88 +215,46 @@ type RunResult struct {
 	ChangedTokens    int     `json:"changed_tokens"`
 	ConsideredTokens int     `json:"considered_tokens"`
 	ChangedFraction  float64 `json:"changed_fraction"`
-	// ST and TREC map measure names to the mean over evaluated queries;
-	// nil, as PerQuery and VsClean are, on a dataset without qrels
+	// Means maps every convention of Results.Conventions to its
+	// measures' means over the evaluated queries, Queries of them; nil,
+	// as PerQuery and VsClean are, on a dataset without qrels
 	// (DatasetResult.QrelsAbsent).
-	ST   map[string]float64 `json:"st"`
-	TREC map[string]float64 `json:"trec"`
-	// STQueries and TRECQueries count the queries averaged over.
-	STQueries   int `json:"st_queries"`
-	TRECQueries int `json:"trec_queries"`
-	// PerQuery maps a query id to its values under each convention.
-	PerQuery map[string]QueryValues `json:"per_query"`
-	// VsClean compares this run with the clean one, per st measure
-	// (perturbed minus clean); nil for the clean run.
-	VsClean map[string]Comparison `json:"vs_clean,omitempty"`
-	// DuReader maps the dureader measures to their means over the
-	// reference queries, DuReaderQueries of them (task dureader).
-	DuReader        map[string]float64 `json:"dureader,omitempty"`
-	DuReaderQueries int                `json:"dureader_queries,omitempty"`
+	Means   Values                     `json:"means,omitempty"`
+	Queries map[metrics.Convention]int `json:"queries,omitempty"`
+	// PerQuery maps a query id to its values under each convention; a
+	// query a convention drops (st: no relevant document) has no values
+	// under it.
+	PerQuery map[string]Values `json:"per_query,omitempty"`
+	// VsClean compares this run with the clean one on the paper's
+	// measures (the st convention; perturbed minus clean); nil for the
+	// clean run.
+	VsClean Comparisons `json:"vs_clean,omitempty"`
 	// Answers maps an answer matching mode ("string", "substring") to the
 	// run's answer-span accuracy (tasks dpr and dureader).
 	Answers map[string]*AnswerAccuracy `json:"answers,omitempty"`
-	// Run is the ranking itself, written to File by package report.
+	// Run is the ranking itself, written to a TREC file by package
+	// report.
 	Run metrics.Run `json:"-"`
 }
 
-// QueryValues is one query's measure values under st and trec. A query
-// the st convention drops (no relevant document) has no ST map.
-type QueryValues struct {
-	ST   map[string]float64 `json:"st,omitempty"`
-	TREC map[string]float64 `json:"trec,omitempty"`
-	// DuReader holds the dureader measures (task dureader).
-	DuReader map[string]float64 `json:"dureader,omitempty"`
-}
-
-// Stat is a mean and sample standard deviation over N values (SD is 0
-// when N < 2).
-type Stat struct {
-	Mean float64 `json:"mean"`
-	SD   float64 `json:"sd"`
-	N    int     `json:"n"`
-}
-
-// NewStat returns the mean and sample standard deviation of xs.
-func NewStat(xs []float64) Stat {
-	s := Stat{N: len(xs)}
-	if len(xs) == 0 {
-		return s
-	}
-	var sum float64
-	for _, x := range xs {
-		sum += x
-	}
-	s.Mean = sum / float64(len(xs))
-	if len(xs) > 1 {
-		var ss float64
-		for _, x := range xs {
-			d := x - s.Mean
-			ss += d * d
-		}
-		s.SD = math.Sqrt(ss / float64(len(xs)-1))
-	}
-	return s
+// Value returns query qid's value of measure under convention c.
+func (rr *RunResult) Value(c metrics.Convention, measure, qid string) (float64, bool) {
+	return rr.PerQuery[qid].Get(c, measure)
 }
 
 // RateSummary summarises the runs of one rate over its seeds.
 type RateSummary struct {
 	Rate  float64  `json:"rate"`
 	Seeds []uint64 `json:"seeds"`
-	// ST and TREC: mean and SD over seeds of each measure's mean; nil,
-	// as Drop and TRECDrop are, on a dataset without qrels.
-	ST   map[string]Stat `json:"st"`
-	TREC map[string]Stat `json:"trec"`
+	// Stats: mean and SD over seeds of each measure's mean, keyed by
+	// convention; nil, as Drop is, on a dataset without qrels.
+	Stats Stats `json:"stats,omitempty"`
 	// ChangedFraction: mean and SD over seeds of the changed fraction.
 	ChangedFraction Stat `json:"changed_fraction"`
-	// Drop compares, per st measure, the clean run with the perturbed
-	// runs averaged over seeds query by query (perturbed minus clean).
-	Drop map[string]Comparison `json:"drop"`
-	// TRECDrop is Drop for the trec measures.
-	TRECDrop map[string]Comparison `json:"trec_drop"`
-	// DuReader and DuReaderDrop are ST and Drop for the dureader measures
-	// (task dureader).
-	DuReader     map[string]Stat       `json:"dureader,omitempty"`
-	DuReaderDrop map[string]Comparison `json:"dureader_drop,omitempty"`
+	// Drop compares, per convention and measure, the clean run with the
+	// perturbed runs averaged over seeds query by query (perturbed minus
+	// clean).
+	Drop Comparisons `json:"drop,omitempty"`
 	// Answers maps a matching mode to the accuracy at each answer
 	// cut-off, mean and SD over seeds; AnswerDrop to the paired
 	// comparison of each question's hit@k indicator (clean against the
@@ -237,12 +263,13 @@ type RateSummary struct {
 	AnswerDrop map[string][]Comparison `json:"answer_drop,omitempty"`
 }
 
-// AverageDrop is one model's change at one rate on one st measure,
-// averaged over the datasets: the paper's Table 3.
+// AverageDrop is one model's change at one rate on one measure of the
+// paper's convention, averaged over the datasets: the paper's Table 3.
 type AverageDrop struct {
-	Model   string  `json:"model"`
-	Rate    float64 `json:"rate"`
-	Measure string  `json:"measure"`
+	Model      string             `json:"model"`
+	Rate       float64            `json:"rate"`
+	Convention metrics.Convention `json:"convention"`
+	Measure    string             `json:"measure"`
 	// Clean and Perturbed are the means over datasets of the clean value
 	// and of the perturbed value (mean over seeds).
 	Clean     float64 `json:"clean"`
@@ -259,21 +286,6 @@ type AverageDrop struct {
 	Datasets int `json:"datasets"`
 }
 
-// Comparison is a paired comparison of two runs on one measure: the mean
-// of the per-query differences (B minus A), two-sided p-values of a paired
-// randomization test and a paired t-test, and a bootstrap confidence
-// interval of the mean difference.
-type Comparison struct {
-	MeanA          Float `json:"mean_a"`
-	MeanB          Float `json:"mean_b"`
-	MeanDiff       Float `json:"mean_diff"`
-	PRandomization Float `json:"p_randomization"`
-	PTTest         Float `json:"p_ttest"`
-	CILow          Float `json:"ci_low"`
-	CIHigh         Float `json:"ci_high"`
-	N              int   `json:"n"`
-}
-
 // Example is one query before and after perturbation, decoded with the
 // clean vocabulary, special tokens shown.
 type Example struct {
@@ -286,3 +298,54 @@ type Example struct {
 	Changed          int     `json:"changed"`
 	Considered       int     `json:"considered"`
 }
+
+// AnswerSummary describes the questions of a dataset's answer-span
+// accuracy: where the answers came from and which searched queries count
+// as misses whatever is retrieved.
+type AnswerSummary struct {
+	// Source is "answers" (answers.jsonl's answers) or "extractive
+	// answers" (DuReader's fake_answers).
+	Source string `json:"source"`
+	// Questions is the denominator of every accuracy: the searched
+	// queries with answers, the unanswerable ones included.
+	Questions int `json:"questions"`
+	// Unanswerable lists the questions no passage can answer by span (all
+	// answers yes or no): misses in every run, kept in the denominator.
+	Unanswerable []string `json:"unanswerable"`
+	// WithoutAnswers lists the searched queries with no answers entry:
+	// they are not questions and are not in the denominator.
+	WithoutAnswers []string `json:"without_answers,omitempty"`
+}
+
+// AnswerAccuracy is one run's answer-span top-k accuracy in one matching
+// mode (see package answer).
+type AnswerAccuracy struct {
+	Ks       []int     `json:"ks"`
+	Accuracy []float64 `json:"accuracy"`
+	Hits     []int     `json:"hits"`
+	// Questions is the denominator.
+	Questions      int `json:"questions"`
+	MissingFromRun int `json:"missing_from_run"`
+	Unanswerable   int `json:"unanswerable"`
+	EmptyAnswers   int `json:"empty_answers"`
+	// FirstHit maps every question to the rank of its first
+	// answer-bearing passage (0: none).
+	FirstHit map[string]int `json:"first_hit"`
+}
+
+// Hit returns question qid's hit@k indicator (1 when an answer-bearing
+// passage is within the top k), and whether qid is a question of a.
+func (a *AnswerAccuracy) Hit(qid string, k int) (float64, bool) {
+	r, ok := a.FirstHit[qid]
+	if !ok {
+		return 0, false
+	}
+	if r >= 1 && r <= k {
+		return 1, true
+	}
+	return 0, true
+}
+
+// FormatRate writes a rate as short as it reads, as run names do: 0.05,
+// 0.1, 0.2.
+func FormatRate(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }

@@ -1,0 +1,256 @@
+package experiment
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/perturb"
+	"github.com/dreval/dreval/results"
+)
+
+// model evaluates model m on one collection.
+// model evaluates model m on one collection.
+func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries []dataset.Query, qrels metrics.Qrels, td *taskData, m *Model) (*results.ModelResult, error) {
+	mr := &results.ModelResult{
+		Model:                m.Name,
+		Kind:                 m.Kind,
+		Engine:               m.Engine,
+		Fingerprint:          m.Fingerprint,
+		TokenizerFingerprint: m.Tokenizer.Fingerprint(),
+		Notes:                m.Notes,
+	}
+	if m.Kind == Lexical {
+		mr.Analyzer = m.AnalyzerName
+	} else {
+		mr.Dim = m.Embedder.Dim()
+	}
+	start := time.Now()
+	idx, cacheState, err := r.index(c, dsName, corpusHash, m)
+	if err != nil {
+		return nil, err
+	}
+	mr.CorpusCache = cacheState
+	mr.CorpusSeconds = time.Since(start).Seconds()
+
+	start = time.Now()
+	rates := r.cfg.perturbedRates()
+	seeds := r.cfg.seedList()
+	tok := m.Tokenizer
+	clean := make([][]int32, len(queries))
+	for i, q := range queries {
+		clean[i] = tok.EncodeIDs(q.Text)
+	}
+	// Every perturbed run's ids first, so that a dense model encodes all
+	// distinct query sequences in one pass of full batches.
+	type pending struct {
+		rate     float64
+		seed     uint64
+		ids      [][]int32
+		perturbs []perturb.Result
+	}
+	var runs []pending
+	for _, rate := range rates {
+		for _, seed := range seeds {
+			pc := r.cfg.Perturbation
+			pc.Rate, pc.Seed = rate, seed
+			pids, presults, err := perturbQueries(pc, tok, queries, clean)
+			if err != nil {
+				return nil, err
+			}
+			runs = append(runs, pending{rate, seed, pids, presults})
+		}
+	}
+	if w, ok := idx.(warmer); ok {
+		all := append([][]int32(nil), clean...)
+		names := make([]string, 0, len(queries)*(1+len(runs)))
+		for _, q := range queries {
+			names = append(names, q.ID)
+		}
+		for _, p := range runs {
+			all = append(all, p.ids...)
+			for _, q := range queries {
+				names = append(names, q.ID)
+			}
+		}
+		err := w.warm(r.ctx, all, names, func(done, total int) {
+			r.emit(Event{Step: StepEncodeQueries, Dataset: dsName, Model: m.Name, Done: done, Total: total, Unit: "queries"})
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	done, total := 0, 1+len(runs)
+	tick := func() {
+		done++
+		r.emit(Event{Step: StepSearch, Dataset: dsName, Model: m.Name, Done: done, Total: total, Unit: "runs"})
+	}
+	cleanRun, err := r.search(idx, queries, clean)
+	if err != nil {
+		return nil, fmt.Errorf("clean run: %w", err)
+	}
+	mr.Clean, err = r.score(qrels, cleanRun, td)
+	if err != nil {
+		return nil, fmt.Errorf("scoring the clean run: %w", err)
+	}
+	if err := r.scoreAnswers(td, mr.Clean); err != nil {
+		return nil, fmt.Errorf("scoring the clean run: %w", err)
+	}
+	mr.Clean.Name = safeKey(m.Name) + "__clean"
+	tick()
+
+	for _, rate := range rates {
+		var rateRuns []*results.RunResult
+		var examples []results.Example
+		for _, p := range runs {
+			if p.rate != rate {
+				continue
+			}
+			if err := r.ctx.Err(); err != nil {
+				return nil, err
+			}
+			run, err := r.search(idx, queries, p.ids)
+			if err != nil {
+				return nil, fmt.Errorf("run at rate %v seed %d: %w", p.rate, p.seed, err)
+			}
+			rr, err := r.score(qrels, run, td)
+			if err != nil {
+				return nil, fmt.Errorf("scoring the run at rate %v seed %d: %w", p.rate, p.seed, err)
+			}
+			if err := r.scoreAnswers(td, rr); err != nil {
+				return nil, fmt.Errorf("scoring the run at rate %v seed %d: %w", p.rate, p.seed, err)
+			}
+			rr.Rate, rr.Seed = p.rate, p.seed
+			rr.Name = fmt.Sprintf("%s__rate%s__seed%d", safeKey(m.Name), FormatRate(p.rate), p.seed)
+			for _, pr := range p.perturbs {
+				rr.ChangedTokens += pr.Changed
+				rr.ConsideredTokens += pr.Considered
+			}
+			if rr.ConsideredTokens > 0 {
+				rr.ChangedFraction = float64(rr.ChangedTokens) / float64(rr.ConsideredTokens)
+			}
+			if judged(td) {
+				rr.VsClean, err = r.vsClean(mr.Clean, rr)
+				if err != nil {
+					return nil, err
+				}
+			}
+			if len(rateRuns) == 0 && r.cfg.Examples > 0 {
+				examples = pickExamples(p.perturbs, queries, p.rate, p.seed, r.cfg.Examples)
+			}
+			rateRuns = append(rateRuns, rr)
+			tick()
+		}
+		sum, err := r.summarizeRate(mr.Clean, rate, seeds, rateRuns, td)
+		if err != nil {
+			return nil, err
+		}
+		mr.Perturbed = append(mr.Perturbed, rateRuns...)
+		mr.Rates = append(mr.Rates, sum)
+		mr.Examples = append(mr.Examples, examples...)
+	}
+	mr.QuerySeconds = time.Since(start).Seconds()
+	return mr, nil
+}
+
+// FormatRate writes a rate as short as it reads, as run names do: 0.05,
+// 0.1, 0.2 (results.FormatRate).
+func FormatRate(r float64) string { return results.FormatRate(r) }
+
+// perturbQueries perturbs every query with config pc: id modes perturb
+// the clean ids (the clean tokenization is reused); text modes perturb the
+// text and tokenize it; vocabswap tokenizes with a copy of the tokenizer
+// whose vocabulary has the config's pairs swapped (the attack is applied
+// on purpose here, so the fingerprint defence is not involved).
+func perturbQueries(pc perturb.Config, tok Tokenizer, queries []dataset.Query, clean [][]int32) ([][]int32, []perturb.Result, error) {
+	ids := make([][]int32, len(queries))
+	res := make([]perturb.Result, len(queries))
+	var p *perturb.Perturber
+	switch {
+	case pc.Mode.IsText():
+		p = &perturb.Perturber{Config: pc, Vocab: tok, Encode: tok.EncodeIDs}
+	case pc.Mode == perturb.VocabSwap:
+		sw, ok := tok.(Swapper)
+		if !ok {
+			return nil, nil, fmt.Errorf("%s: the tokenizer (%T) cannot make a tampered copy of itself", pc.Mode, tok)
+		}
+		pairs, err := perturb.Pairs(pc, tok)
+		if err != nil {
+			return nil, nil, err
+		}
+		bad, err := sw.Swapped(pairs)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", pc, err)
+		}
+		p = &perturb.Perturber{Config: pc, Vocab: tok, Encode: tok.EncodeIDs, PoisonedEncode: bad.EncodeIDs}
+	}
+	for i, q := range queries {
+		var pr perturb.Result
+		var err error
+		switch {
+		case pc.Mode.IsID():
+			pr, err = perturb.IDs(pc, q.ID, clean[i], tok)
+			pr.Text = q.Text
+		case p != nil:
+			pr, err = p.Apply(q.ID, q.Text)
+		default:
+			err = fmt.Errorf("perturbation mode %s is not supported by experiments", pc.Mode)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("perturbing query %q (%v): %w", q.ID, pc, err)
+		}
+		ids[i], res[i] = pr.PerturbedIDs, pr
+	}
+	return ids, res, nil
+}
+
+// pickExamples returns up to n perturbed queries that changed, in query
+// order; when fewer changed, unchanged ones fill the list.
+func pickExamples(res []perturb.Result, queries []dataset.Query, rate float64, seed uint64, n int) []results.Example {
+	var out []results.Example
+	add := func(changed bool) {
+		for i, p := range res {
+			if len(out) >= n {
+				return
+			}
+			if (p.Changed > 0) != changed {
+				continue
+			}
+			out = append(out, results.Example{
+				QueryID: queries[i].ID, Rate: rate, Seed: seed, Text: queries[i].Text,
+				Decoded: p.Decoded, PerturbedDecoded: p.PerturbedDecoded,
+				Changed: p.Changed, Considered: p.Considered,
+			})
+		}
+	}
+	add(true)
+	add(false)
+	return out
+}
+
+// search runs one set of queries (their token ids) against idx in
+// batches.
+func (r *runner) search(idx index, queries []dataset.Query, ids [][]int32) (metrics.Run, error) {
+	run := make(metrics.Run, len(queries))
+	const chunk = 256
+	for lo := 0; lo < len(queries); lo += chunk {
+		if err := r.ctx.Err(); err != nil {
+			return nil, err
+		}
+		hi := min(lo+chunk, len(queries))
+		names := make([]string, hi-lo)
+		for i := range names {
+			names[i] = queries[lo+i].ID
+		}
+		lists, err := idx.search(ids[lo:hi], names, r.cfg.K)
+		if err != nil {
+			return nil, err
+		}
+		for i, l := range lists {
+			run[queries[lo+i].ID] = l
+		}
+	}
+	return run, nil
+}
