@@ -196,7 +196,7 @@ func TestRateChartMarkup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svg := h[strings.Index(h, "<svg"):strings.Index(h, "</svg>")+len("</svg>")]
+	svg := h[strings.Index(h, "<svg") : strings.Index(h, "</svg>")+len("</svg>")]
 	d := xml.NewDecoder(strings.NewReader(svg))
 	for {
 		if _, err := d.Token(); err == io.EOF {
