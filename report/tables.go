@@ -273,7 +273,7 @@ func DropTable(res *results.Results, ds *results.DatasetResult) *Table {
 		Header: hdr,
 		Groups: map[int]bool{},
 		Caption: "Δ = perturbed minus clean, each query's perturbed value averaged over the seeds first; p: the randomization test's. " +
-			res.Significance + "; t-test p-values and confidence intervals are in results.json. " +
+			res.Significance + "; t-test p-values and confidence intervals are in comparisons.csv, report.html and results.json. " +
 			"Changed tokens: realised fraction of query tokens changed (mean ± sd over seeds).",
 	}
 	if ds.QrelsAbsent {

@@ -24,11 +24,21 @@ type ChartPoint struct {
 }
 
 // The chart's size and margins, in SVG user units (the viewBox of
-// rate-chart.vugu is 0 0 chartW chartH).
+// rate-chart.vugu is 0 0 chartW chartH); with several series the legend
+// takes legendW at the right, outside the plot.
 const (
 	chartW, chartH                     = 480.0, 260.0
 	marginL, marginR, marginT, marginB = 48.0, 16.0, 12.0, 36.0
+	legendW                            = 112.0
 )
+
+// right is the plot's right edge.
+func (c *RateChart) right() float64 {
+	if len(c.Series) > 1 {
+		return chartW - marginR - legendW
+	}
+	return chartW - marginR
+}
 
 // seriesColors are the lines' colours, in series order (distinct for
 // the common forms of colour blindness).
@@ -51,7 +61,7 @@ func (c *RateChart) maxRate() float64 {
 }
 
 func (c *RateChart) x(r float64) float64 {
-	return marginL + r/c.maxRate()*(chartW-marginL-marginR)
+	return marginL + r/c.maxRate()*(c.right()-marginL)
 }
 
 func (c *RateChart) y(v float64) float64 {
@@ -83,7 +93,7 @@ func (c *RateChart) Caption() string {
 
 // AxesPath is the path of the two axes.
 func (c *RateChart) AxesPath() string {
-	return fmt.Sprintf("M%s %s V%s H%s", coord(marginL), coord(marginT), coord(chartH-marginB), coord(chartW-marginR))
+	return fmt.Sprintf("M%s %s V%s H%s", coord(marginL), coord(marginT), coord(chartH-marginB), coord(c.right()))
 }
 
 // chartLine is a line element of the chart.
@@ -99,7 +109,7 @@ func (c *RateChart) Lines() []chartLine {
 	var out []chartLine
 	for i := 0; i <= 4; i++ {
 		v := coord(c.y(float64(i) / 4))
-		out = append(out, chartLine{Class: "grid", X1: coord(marginL), X2: coord(chartW - marginR), Y1: v, Y2: v, Stroke: "#ddd", Width: "1"})
+		out = append(out, chartLine{Class: "grid", X1: coord(marginL), X2: coord(c.right()), Y1: v, Y2: v, Stroke: "#ddd", Width: "1"})
 	}
 	if c.Marked {
 		x := coord(c.x(c.Mark))
@@ -116,7 +126,7 @@ func (c *RateChart) Lines() []chartLine {
 	if len(c.Series) > 1 {
 		for i := range c.Series {
 			y := coord(marginT + 10 + 14*float64(i))
-			out = append(out, chartLine{Class: "swatch", X1: coord(chartW - marginR - 118), X2: coord(chartW - marginR - 100), Y1: y, Y2: y, Stroke: c.color(i), Width: "2"})
+			out = append(out, chartLine{Class: "swatch", X1: coord(c.right() + 12), X2: coord(c.right() + 30), Y1: y, Y2: y, Stroke: c.color(i), Width: "2"})
 		}
 	}
 	return out
@@ -139,10 +149,10 @@ func (c *RateChart) Texts() []chartText {
 		r := mr * float64(i) / 5
 		out = append(out, chartText{Class: "tick", X: coord(c.x(r)), Y: coord(chartH - marginB + 16), Anchor: "middle", Fill: "#333", Text: percent(r)})
 	}
-	out = append(out, chartText{Class: "axis-title", X: coord(marginL + (chartW-marginL-marginR)/2), Y: coord(chartH - 4), Anchor: "middle", Fill: "#333", Text: "perturbation rate"})
+	out = append(out, chartText{Class: "axis-title", X: coord(marginL + (c.right()-marginL)/2), Y: coord(chartH - 4), Anchor: "middle", Fill: "#333", Text: "perturbation rate"})
 	if len(c.Series) > 1 {
 		for i, s := range c.Series {
-			out = append(out, chartText{Class: "legend", X: coord(chartW - marginR - 96), Y: coord(marginT + 14 + 14*float64(i)), Anchor: "start", Fill: "#333", Text: s.Model})
+			out = append(out, chartText{Class: "legend", X: coord(c.right() + 34), Y: coord(marginT + 14 + 14*float64(i)), Anchor: "start", Fill: "#333", Text: s.Model})
 		}
 	}
 	return out
