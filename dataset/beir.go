@@ -36,6 +36,35 @@ func LoadTopics(dir, split string) (*Collection, error) {
 	return loadBEIR(os.DirFS(dir), dir, filepath.Base(filepath.Clean(dir)), split, false)
 }
 
+// LoadFS loads the collection in the BEIR folder layout at dir of fsys
+// (a slash-separated path), as LoadBEIR does from disk: the browser app
+// loads the folders it is given from memory. Errors name the files by
+// their path in fsys.
+func LoadFS(fsys fs.FS, dir, split string) (*Collection, error) {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("dataset %s: %w", dir, err)
+	}
+	return loadBEIR(sub, dir, path.Base(path.Clean(dir)), split, true)
+}
+
+// IsFile reports whether file (slash-separated, relative to a collection
+// folder) is one the loaders read: corpus.jsonl, queries.jsonl or
+// queries.<split>.jsonl, qrels/<split>.tsv, answers.jsonl and
+// yesno_query_ids.txt. The browser app copies only these of a folder it
+// is given.
+func IsFile(file string) bool {
+	switch file {
+	case "corpus.jsonl", "queries.jsonl", AnswersFile, NotSpansFile:
+		return true
+	}
+	if q, ok := strings.CutPrefix(file, "queries."); ok && strings.HasSuffix(q, ".jsonl") && !strings.Contains(q, "/") {
+		return true
+	}
+	q, ok := strings.CutPrefix(file, "qrels/")
+	return ok && strings.HasSuffix(q, ".tsv") && !strings.Contains(q, "/") && len(q) > len(".tsv")
+}
+
 // Load loads "demo" (the embedded demo collection; write "./demo" for a
 // folder of that name) or a BEIR-layout directory.
 func Load(pathOrName, split string) (*Collection, error) {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/dreval/dreval/internal/sharedtest"
 )
@@ -361,5 +362,60 @@ func TestSharedBEIRTopics(t *testing.T) {
 				t.Errorf("topics have a corpus?")
 			}
 		})
+	}
+}
+
+func TestIsFile(t *testing.T) {
+	for file, want := range map[string]bool{
+		"corpus.jsonl": true, "queries.jsonl": true, "queries.test.jsonl": true, "qrels/test.tsv": true,
+		"qrels/dev.tsv": true, "answers.jsonl": true, "yesno_query_ids.txt": true,
+		"README.md": false, "qrels/.tsv": false, "qrels/a/b.tsv": false, "corpus.jsonl.gz": false, "sub/corpus.jsonl": false,
+	} {
+		if got := IsFile(file); got != want {
+			t.Errorf("IsFile(%q) = %v, want %v", file, got, want)
+		}
+	}
+}
+
+// TestLoadFS loads a folder from memory as from disk; errors name the
+// files by their path in the file system.
+func TestLoadFS(t *testing.T) {
+	dir := filepath.Join("testdata", "mini")
+	disk, err := LoadBEIR(dir, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := fstest.MapFS{}
+	for _, f := range []string{"corpus.jsonl", "queries.jsonl", "qrels/test.tsv"} {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem["upload/mini/"+f] = &fstest.MapFile{Data: b}
+	}
+	c, err := LoadFS(mem, "upload/mini", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Name != "mini" || !reflect.DeepEqual(c.Corpus, disk.Corpus) || !reflect.DeepEqual(c.Queries, disk.Queries) || !reflect.DeepEqual(c.Qrels, disk.Qrels) {
+		t.Errorf("loaded from memory: %+v, from disk: %+v", c, disk)
+	}
+	delete(mem, "upload/mini/corpus.jsonl")
+	if _, err := LoadFS(mem, "upload/mini", "test"); err == nil || !strings.Contains(err.Error(), "upload/mini") || !strings.Contains(err.Error(), "corpus.jsonl") {
+		t.Errorf("missing corpus: %v", err)
+	}
+}
+
+func TestPickFiles(t *testing.T) {
+	got, err := PickFiles([]string{"corpus.jsonl", "queries.jsonl", "qrels/test.tsv", "README.md", "qrels/notes.txt"}, true)
+	if want := map[string]string{"corpus.jsonl": "corpus.jsonl", "queries.jsonl": "queries.jsonl", "qrels/test.tsv": "qrels/test.tsv"}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("folder: %v, %v; want %v", got, err, want)
+	}
+	got, err = PickFiles([]string{"corpus.jsonl", "test.tsv"}, false)
+	if want := map[string]string{"corpus.jsonl": "corpus.jsonl", "test.tsv": "qrels/test.tsv"}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("files one by one: %v, %v; want %v", got, err, want)
+	}
+	if _, err := PickFiles([]string{"README.md"}, true); err == nil {
+		t.Error("a folder without collection files: no error")
 	}
 }

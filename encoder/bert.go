@@ -1,14 +1,14 @@
 package encoder
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
@@ -102,27 +102,28 @@ type Options struct {
 	Progress Progress
 }
 
-// WeightFiles are the safetensors weight file names Load looks for, in
-// order.
-var WeightFiles = []string{"model.safetensors", "model.fp16.safetensors"}
+// WeightFiles returns the safetensors weight file names Load looks for,
+// in order (modelfiles.Weights).
+func WeightFiles() []string { return modelfiles.Weights() }
 
 // ONNXFile is the ONNX graph Load reads the weights from when the
 // directory holds none of WeightFiles (a plain BERT export, see package
 // onnx).
-const ONNXFile = "model.onnx"
+const ONNXFile = modelfiles.ONNX
 
-// WeightFile returns the path of the weights Load reads in dir: the first
-// of WeightFiles present, else ONNXFile.
-func WeightFile(dir string) (string, error) {
-	for _, name := range append(WeightFiles[:len(WeightFiles):len(WeightFiles)], ONNXFile) {
-		p := filepath.Join(dir, name)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		} else if !errors.Is(err, fs.ErrNotExist) {
+// WeightFile returns the name of the weights file Load reads in d: the
+// first of WeightFiles present, else ONNXFile.
+func WeightFile(d Dir) (string, error) {
+	for _, name := range append(WeightFiles(), ONNXFile) {
+		ok, err := d.Exists(name)
+		if err != nil {
 			return "", err
 		}
+		if ok {
+			return name, nil
+		}
 	}
-	return "", fmt.Errorf("%s holds no weights (expected one of %v, or %s)", dir, WeightFiles, ONNXFile)
+	return "", fmt.Errorf("%s holds no weights (expected one of %v, or %s)", d.Name(), WeightFiles(), ONNXFile)
 }
 
 // Settings is what a model directory says besides its weights: the
@@ -138,59 +139,60 @@ type Settings struct {
 	Tokenizer  *tokenizer.Tokenizer
 	Pooling    Pooling
 	MaxLength  int
-	// Weights is the weight file (see WeightFile).
+	// Dir is the model directory; Weights the weight file's name in it
+	// (see WeightFile).
+	Dir     Dir
 	Weights string
 	// onnx holds the graph's weights when reading the configuration from
 	// the graph read them already.
 	onnx tensor.Set
 }
 
-// ReadSettings reads the settings of the BERT-family model in dir, as
+// ReadSettings reads the settings of the BERT-family model in d, as
 // Load does, without loading its safetensors weights. Options' Pooling
 // and MaxLength, when set, override the directory's.
-func ReadSettings(dir string, o Options) (*Settings, error) {
-	weights, werr := WeightFile(dir)
-	isONNX := werr == nil && filepath.Base(weights) == ONNXFile
-	s := &Settings{ConfigPath: filepath.Join(dir, "config.json"), Weights: weights}
+func ReadSettings(d Dir, o Options) (*Settings, error) {
+	weights, werr := WeightFile(d)
+	isONNX := werr == nil && weights == ONNXFile
+	s := &Settings{ConfigPath: d.Path("config.json"), Dir: d, Weights: weights}
 	haveCfg := true
-	f, err := os.Open(s.ConfigPath)
+	b, err := d.ReadFile("config.json")
 	switch {
 	case err == nil:
-		s.Config, err = bert.ReadConfig(f, s.ConfigPath)
-		f.Close()
+		s.Config, err = bert.ReadConfig(bytes.NewReader(b), s.ConfigPath)
 		if err != nil {
 			return nil, err
 		}
 	case errors.Is(err, fs.ErrNotExist) && isONNX:
 		haveCfg = false // read from the graph below
 	default:
-		return nil, fmt.Errorf("encoder: %w (is %s a model directory? \"dreval model get\" installs one)", err, dir)
+		return nil, fmt.Errorf("encoder: %w (is %s a model directory? \"dreval model get\" installs one)", err, d.Name())
 	}
-	if s.Tokenizer, err = tokenizer.Load(filepath.Join(dir, "tokenizer.json")); err != nil {
+	if s.Tokenizer, err = loadTokenizer(d, "tokenizer.json"); err != nil {
 		return nil, fmt.Errorf("encoder: %w", err)
 	}
 	if werr != nil {
 		return nil, fmt.Errorf("encoder: %w", werr)
 	}
 	if !haveCfg {
-		set, info, err := onnx.ReadFile(weights)
+		set, info, err := readONNX(d, weights)
 		if err != nil {
 			return nil, fmt.Errorf("encoder: %w", err)
 		}
-		if s.Config, err = ConfigFromONNX(info, weights); err != nil {
+		if s.Config, err = ConfigFromONNX(info, d.Path(weights)); err != nil {
 			return nil, err
 		}
-		s.ConfigPath, s.onnx = weights, set
+		s.ConfigPath, s.onnx = d.Path(weights), set
 	}
 	if s.Pooling = o.Pooling; s.Pooling == "" {
-		if s.Pooling, err = ReadPoolingConfig(dir); err != nil {
+		if s.Pooling, err = ReadPoolingConfig(d); err != nil {
 			return nil, err
 		}
 	} else if _, err := ParsePooling(string(s.Pooling)); err != nil {
 		return nil, err
 	}
 	if s.MaxLength = o.MaxLength; s.MaxLength == 0 {
-		if s.MaxLength, err = readMaxSeqLength(dir); err != nil {
+		if s.MaxLength, err = readMaxSeqLength(d); err != nil {
 			return nil, err
 		}
 	}
@@ -207,6 +209,32 @@ func ReadSettings(dir string, o Options) (*Settings, error) {
 	return s, nil
 }
 
+// loadTokenizer reads the tokenizer.json file of d.
+func loadTokenizer(d Dir, file string) (*tokenizer.Tokenizer, error) {
+	b, err := d.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return tokenizer.FromJSON(bytes.NewReader(b), d.Path(file))
+}
+
+// LoadTokenizer reads the tokenizer of the model in d (its
+// tokenizer.json), as Load does.
+func LoadTokenizer(d Dir) (*tokenizer.Tokenizer, error) { return loadTokenizer(d, "tokenizer.json") }
+
+// readONNX reads the weights of the ONNX graph file of d.
+func readONNX(d Dir, file string) (tensor.Set, *onnx.Info, error) {
+	b, err := d.ReadFile(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	set, info, err := onnx.ReadWeights(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", d.Path(file), err)
+	}
+	return set, info, nil
+}
+
 // Load loads a BERT-family model from a directory holding config.json,
 // tokenizer.json and the weights: one of WeightFiles (the layout "dreval
 // model get" installs, and that of a Hugging Face or sentence-transformers
@@ -214,25 +242,30 @@ func ReadSettings(dir string, o Options) (*Settings, error) {
 // checked against config.json; without config.json, the configuration is
 // read from the graph when it says everything (attention heads and
 // layer-norm epsilon), else the error says what is missing.
-func Load(dir string, o Options) (*Encoder, error) {
-	s, err := ReadSettings(dir, o)
+func Load(d Dir, o Options) (*Encoder, error) {
+	s, err := ReadSettings(d, o)
 	if err != nil {
 		return nil, err
 	}
 	set := s.onnx
 	switch {
 	case set != nil: // read with the configuration
-	case filepath.Base(s.Weights) == ONNXFile:
-		g, info, err := onnx.ReadFile(s.Weights)
+	case s.Weights == ONNXFile:
+		g, info, err := readONNX(d, s.Weights)
 		if err != nil {
 			return nil, fmt.Errorf("encoder: %w", err)
 		}
 		if err := info.CheckConfig(s.Config); err != nil {
-			return nil, fmt.Errorf("encoder: %s does not match %s: %w", s.Weights, s.ConfigPath, err)
+			return nil, fmt.Errorf("encoder: %s does not match %s: %w", d.Path(s.Weights), s.ConfigPath, err)
 		}
 		set = g
 	default:
-		st, err := safetensors.ReadFile(s.Weights)
+		r, size, release, err := d.ReaderAt(s.Weights)
+		if err != nil {
+			return nil, err
+		}
+		st, err := safetensors.Read(r, size, d.Path(s.Weights))
+		release()
 		if err != nil {
 			return nil, err
 		}
@@ -240,7 +273,7 @@ func Load(dir string, o Options) (*Encoder, error) {
 	}
 	m, err := bert.New(s.Config, set)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.Weights, err)
+		return nil, fmt.Errorf("%s: %w", d.Path(s.Weights), err)
 	}
 	if o.Threads > 0 {
 		m.SetThreads(o.Threads)
@@ -250,10 +283,10 @@ func Load(dir string, o Options) (*Encoder, error) {
 }
 
 // readMaxSeqLength returns max_seq_length from sentence-transformers'
-// sentence_bert_config.json in dir, or 0 when the file does not exist.
-func readMaxSeqLength(dir string) (int, error) {
-	path := filepath.Join(dir, "sentence_bert_config.json")
-	b, err := os.ReadFile(path)
+// sentence_bert_config.json in d, or 0 when the file does not exist.
+func readMaxSeqLength(d Dir) (int, error) {
+	path := d.Path("sentence_bert_config.json")
+	b, err := d.ReadFile("sentence_bert_config.json")
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}

@@ -21,7 +21,7 @@ var (
 func miniLM(t testing.TB) *Encoder {
 	t.Helper()
 	dir := sharedtest.ModelDir(t, "minilm")
-	miniOnce.Do(func() { miniEnc, miniErr = Load(dir, Options{}) })
+	miniOnce.Do(func() { miniEnc, miniErr = Load(OSDir(dir), Options{}) })
 	if miniErr != nil {
 		t.Fatal(miniErr)
 	}
@@ -130,7 +130,7 @@ func TestMiniLMEdges(t *testing.T) {
 func TestMiniLMPoolingAndProgress(t *testing.T) {
 	dir := sharedtest.ModelDir(t, "minilm")
 	var calls [][2]int
-	e, err := Load(dir, Options{Pooling: CLS, BatchSize: 2, MaxLength: 16, Threads: 1,
+	e, err := Load(OSDir(dir), Options{Pooling: CLS, BatchSize: 2, MaxLength: 16, Threads: 1,
 		Progress: func(done, total int) { calls = append(calls, [2]int{done, total}) }})
 	if err != nil {
 		t.Fatal(err)
@@ -151,16 +151,16 @@ func TestMiniLMPoolingAndProgress(t *testing.T) {
 	if c := cosine(vecs[0], mv[0]); c > 0.999 {
 		t.Errorf("CLS and mean pooling agree (cosine %v): the override did nothing", c)
 	}
-	if _, err := Load(dir, Options{Pooling: "max"}); err == nil {
+	if _, err := Load(OSDir(dir), Options{Pooling: "max"}); err == nil {
 		t.Error("max pooling accepted")
 	}
-	if _, err := Load(dir, Options{MaxLength: 513}); err == nil || !strings.Contains(err.Error(), "exceeds the model's 512 positions") {
+	if _, err := Load(OSDir(dir), Options{MaxLength: 513}); err == nil || !strings.Contains(err.Error(), "exceeds the model's 512 positions") {
 		t.Errorf("MaxLength 513: %v", err)
 	}
 }
 
 func TestLoadMissingDir(t *testing.T) {
-	_, err := Load(t.TempDir(), Options{})
+	_, err := Load(OSDir(t.TempDir()), Options{})
 	if err == nil || !strings.Contains(err.Error(), "config.json") {
 		t.Errorf("got %v", err)
 	}
@@ -198,7 +198,7 @@ func TestReadPoolingConfig(t *testing.T) {
 		{"testdata/pool-max", "", "pooling_mode_max_tokens is not supported"},
 		{"testdata/absent", Mean, ""},
 	} {
-		got, err := ReadPoolingConfig(c.dir)
+		got, err := ReadPoolingConfig(OSDir(c.dir))
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s: error %v, want %q", c.dir, err, c.err)
@@ -257,10 +257,10 @@ func TestNewChecksVocabulary(t *testing.T) {
 }
 
 func TestReadMaxSeqLength(t *testing.T) {
-	if n, err := readMaxSeqLength("testdata/stcfg"); n != 256 || err != nil {
+	if n, err := readMaxSeqLength(OSDir("testdata/stcfg")); n != 256 || err != nil {
 		t.Errorf("got %d, %v; want 256", n, err)
 	}
-	if n, err := readMaxSeqLength("testdata/absent"); n != 0 || err != nil {
+	if n, err := readMaxSeqLength(OSDir("testdata/absent")); n != 0 || err != nil {
 		t.Errorf("absent file: %d, %v", n, err)
 	}
 }

@@ -83,7 +83,7 @@ func TestLoadONNXMiniLM(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{withCfg, noCfg} {
-		e, err := Load(dir, Options{})
+		e, err := Load(OSDir(dir), Options{})
 		if err != nil {
 			t.Fatalf("Load(%s): %v", dir, err)
 		}
@@ -95,7 +95,7 @@ func TestLoadONNXMiniLM(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameVectors(t, dir, got, ref)
-		if w, err := WeightFile(dir); err != nil || filepath.Base(w) != ONNXFile {
+		if w, err := WeightFile(OSDir(dir)); err != nil || filepath.Base(w) != ONNXFile {
 			t.Errorf("WeightFile(%s) = %q, %v; want model.onnx", dir, w, err)
 		}
 	}
@@ -145,7 +145,7 @@ func TestLoadONNXTiny(t *testing.T) {
 	texts := []string{"the cat sat on the mat", "mat", "dog"}
 	encode := func(dir string) [][]float32 {
 		t.Helper()
-		e, err := Load(dir, Options{})
+		e, err := Load(OSDir(dir), Options{})
 		if err != nil {
 			t.Fatalf("Load(%s): %v", dir, err)
 		}
@@ -159,7 +159,7 @@ func TestLoadONNXTiny(t *testing.T) {
 	for _, dir := range []string{withCfg, noCfg, both} {
 		sameVectors(t, dir, encode(dir), ref)
 	}
-	if wf, _ := WeightFile(both); filepath.Base(wf) != "model.safetensors" {
+	if wf, _ := WeightFile(OSDir(both)); filepath.Base(wf) != "model.safetensors" {
 		t.Errorf("WeightFile with both = %s, want model.safetensors", wf)
 	}
 }
@@ -200,7 +200,7 @@ func TestLoadONNXErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := onnxDir(t, set, cfg, cfgJSON, tokJSON)
 			tc.setup(dir)
-			_, err := Load(dir, Options{})
+			_, err := Load(OSDir(dir), Options{})
 			if err == nil {
 				t.Fatal("Load succeeded")
 			}

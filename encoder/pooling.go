@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 )
 
 // Pooling turns a sequence's token vectors into one vector.
@@ -53,12 +51,12 @@ func (p Pooling) Pool(dst, hidden []float32) {
 }
 
 // ReadPoolingConfig reads sentence-transformers' 1_Pooling/config.json
-// under dir. It returns Mean when the file does not exist, and an error for
+// in d. It returns Mean when the file does not exist, and an error for
 // a pooling mode this package does not implement (max, mean of square root
 // length, weighted, last token).
-func ReadPoolingConfig(dir string) (Pooling, error) {
-	path := filepath.Join(dir, "1_Pooling", "config.json")
-	b, err := os.ReadFile(path)
+func ReadPoolingConfig(d Dir) (Pooling, error) {
+	path := d.Path("1_Pooling/config.json")
+	b, err := d.ReadFile("1_Pooling/config.json")
 	if errors.Is(err, fs.ErrNotExist) {
 		return Mean, nil
 	}

@@ -3,7 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"os"
+	"io/fs"
 	"sort"
 	"strings"
 	"sync"
@@ -126,6 +126,10 @@ type ModelOptions struct {
 	BM25Tokenizer string
 	// OrtLibrary is the ONNX Runtime shared library for engine "ort".
 	OrtLibrary string
+	// Files, when set, holds ModelsDir, BM25Tokenizer and every model
+	// directory named (slash-separated paths in it) instead of the disk:
+	// the browser app keeps its models in memory.
+	Files fs.FS
 	// CacheDir was where exported ONNX graphs were kept. It is no longer
 	// read: engine.Open runs model.onnx from the model directory ("dreval
 	// model export-onnx" writes it). Kept so existing callers compile.
@@ -180,12 +184,8 @@ func (r *Registry) Open(ctx context.Context, name string, opts ModelOptions) (*M
 	f, ok := r.m[name]
 	dir := r.dir
 	r.mu.RUnlock()
-	if !ok {
-		if dir != nil {
-			if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-				f, ok = dir, true
-			}
-		}
+	if !ok && dir != nil && opts.isDir(name) {
+		f, ok = dir, true
 	}
 	if !ok {
 		hint := ""

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 
@@ -35,20 +37,77 @@ func DefaultRegistry() *Registry {
 	r := NewRegistry()
 	for _, name := range []string{"minilm", "static"} {
 		r.Register(name, func(ctx context.Context, name string, o ModelOptions) (*Model, error) {
-			return OpenDense(name, filepath.Join(o.ModelsDir, name), o)
+			return OpenDense(name, o.Dir(o.join(o.ModelsDir, name)), o)
 		})
 	}
 	r.Register("bm25", func(ctx context.Context, name string, o ModelOptions) (*Model, error) {
 		path := o.BM25Tokenizer
 		if path == "" {
-			path = filepath.Join(o.ModelsDir, "minilm", "tokenizer.json")
+			path = o.join(o.ModelsDir, "minilm", "tokenizer.json")
 		}
-		return OpenBM25(name, path, o.Analyzer)
+		tok, err := o.tokenizer(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: BM25 perturbs queries through a tokenizer; install minilm (\"dreval model get minilm\" or \"make setup\")", err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return OpenBM25(name, tok, o.Analyzer)
 	})
 	r.RegisterDir(func(ctx context.Context, dir string, o ModelOptions) (*Model, error) {
-		return OpenDense(filepath.Base(filepath.Clean(dir)), dir, o)
+		return OpenDense(o.base(dir), o.Dir(dir), o)
 	})
 	return r
+}
+
+// Dir returns the model directory dir: in o.Files when it is set, else on
+// disk.
+func (o ModelOptions) Dir(dir string) encoder.Dir {
+	if o.Files != nil {
+		return encoder.FSDir(o.Files, dir)
+	}
+	return encoder.OSDir(dir)
+}
+
+// join joins path elements as paths of o.Files (slash-separated) or of
+// the disk.
+func (o ModelOptions) join(elem ...string) string {
+	if o.Files != nil {
+		return path.Join(elem...)
+	}
+	return filepath.Join(elem...)
+}
+
+// base returns the last element of dir.
+func (o ModelOptions) base(dir string) string {
+	if o.Files != nil {
+		return path.Base(path.Clean(dir))
+	}
+	return filepath.Base(filepath.Clean(dir))
+}
+
+// isDir reports whether name is a directory of o's files.
+func (o ModelOptions) isDir(name string) bool {
+	var fi fs.FileInfo
+	var err error
+	if o.Files != nil {
+		fi, err = fs.Stat(o.Files, path.Clean(name))
+	} else {
+		fi, err = os.Stat(name)
+	}
+	return err == nil && fi.IsDir()
+}
+
+// tokenizer loads the tokenizer.json at file (in o.Files, or on disk).
+func (o ModelOptions) tokenizer(file string) (*tokenizer.Tokenizer, error) {
+	if o.Files == nil {
+		return tokenizer.Load(file)
+	}
+	b, err := fs.ReadFile(o.Files, path.Clean(file))
+	if err != nil {
+		return nil, err
+	}
+	return tokenizer.FromJSON(bytes.NewReader(b), file)
 }
 
 // HFTokenizer wraps a *tokenizer.Tokenizer as an experiment Tokenizer that
@@ -80,19 +139,12 @@ func WordPieceAnalyzer(tok *tokenizer.Tokenizer) func(string) []string {
 	}
 }
 
-// OpenBM25 returns the lexical model name: BM25 with the tokenizer at
-// tokenizerPath (for perturbing and decoding query ids) and the analyser
-// "wordpiece" (its tokens; "" too), "words" (lower-cased words) or
-// "bigram" (CJK character bigrams, retrieval.BigramAnalyzer; the decoded
-// query's spaces between CJK characters are removed first, see JoinCJK).
-func OpenBM25(name, tokenizerPath, analyzer string) (*Model, error) {
-	tok, err := tokenizer.Load(tokenizerPath)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w: BM25 perturbs queries through a tokenizer; install minilm (\"dreval model get minilm\" or \"make setup\")", err)
-		}
-		return nil, err
-	}
+// OpenBM25 returns the lexical model name: BM25 with the tokenizer tok
+// (for perturbing and decoding query ids) and the analyser "wordpiece"
+// (its tokens; "" too), "words" (lower-cased words) or "bigram" (CJK
+// character bigrams, retrieval.BigramAnalyzer; the decoded query's spaces
+// between CJK characters are removed first, see JoinCJK).
+func OpenBM25(name string, tok *tokenizer.Tokenizer, analyzer string) (*Model, error) {
 	m := &Model{Name: name, Kind: Lexical, Tokenizer: HFTokenizer{Tokenizer: tok}}
 	switch analyzer {
 	case "", "wordpiece":
@@ -108,11 +160,11 @@ func OpenBM25(name, tokenizerPath, analyzer string) (*Model, error) {
 	return m, nil
 }
 
-// OpenDense opens the dense model in dir (BERT-family or static) with
+// OpenDense opens the dense model in d (BERT-family or static) with
 // engine.Open and the engine o.Engine ("auto", "go" or "ort"); when auto
 // does not use ONNX Runtime, the reason is in the model's Notes.
-func OpenDense(name, dir string, o ModelOptions) (*Model, error) {
-	em, err := engine.Open(dir, engine.Options{Engine: o.Engine, ORTLibrary: o.OrtLibrary})
+func OpenDense(name string, d encoder.Dir, o ModelOptions) (*Model, error) {
+	em, err := engine.Open(d, engine.Options{Engine: o.Engine, ORTLibrary: o.OrtLibrary})
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +183,7 @@ func OpenDense(name, dir string, o ModelOptions) (*Model, error) {
 	// engine (engines differ in the last float bits), not the tokenizer: a
 	// changed tokenizer must meet the stored corpus vectors and be caught
 	// by the fingerprint check.
-	weights, err := weightFile(dir)
+	weights, err := encoder.WeightFile(d)
 	if err != nil {
 		em.Close()
 		return nil, err
@@ -140,16 +192,16 @@ func OpenDense(name, dir string, o ModelOptions) (*Model, error) {
 	// reads the configuration from the graph); the order is that of the
 	// fingerprints already stored.
 	var files []string
-	if cfg := filepath.Join(dir, "config.json"); exists(cfg) {
-		files = append(files, cfg)
+	if ok, _ := d.Exists("config.json"); ok {
+		files = append(files, "config.json")
 	}
 	files = append(files, weights)
-	for _, f := range []string{filepath.Join(dir, "1_Pooling", "config.json"), filepath.Join(dir, "sentence_bert_config.json")} {
-		if exists(f) {
+	for _, f := range []string{"1_Pooling/config.json", "sentence_bert_config.json"} {
+		if ok, _ := d.Exists(f); ok {
 			files = append(files, f)
 		}
 	}
-	wfp, err := fileDigest(files...)
+	wfp, err := fileDigest(d, files...)
 	if err != nil {
 		em.Close()
 		return nil, err
@@ -158,31 +210,20 @@ func OpenDense(name, dir string, o ModelOptions) (*Model, error) {
 	return m, nil
 }
 
-// weightFile returns the weights file encoder.Load reads in dir (a static
-// model's is model.safetensors too).
-func weightFile(dir string) (string, error) {
-	return encoder.WeightFile(dir)
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// fileDigest returns the hex SHA-256 over the named files' contents, each
+// fileDigest returns the hex SHA-256 over the named files of d, each
 // preceded by its base name.
-func fileDigest(paths ...string) (string, error) {
+func fileDigest(d encoder.Dir, files ...string) (string, error) {
 	h := sha256.New()
-	for _, p := range paths {
-		f, err := os.Open(p)
+	for _, name := range files {
+		f, err := d.Open(name)
 		if err != nil {
 			return "", err
 		}
-		writeField(h, filepath.Base(p))
+		writeField(h, path.Base(name))
 		_, err = io.Copy(h, f)
 		f.Close()
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", p, err)
+			return "", fmt.Errorf("%s: %w", d.Path(name), err)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/ort"
+	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/modeltest"
 	"github.com/dreval/dreval/internal/sharedtest"
@@ -28,8 +30,12 @@ func TestOpenBM25(t *testing.T) {
 		{"words", "Caramelizing onions!", "caramelizing onions", ""},
 		{"stems", "", "", "unknown BM25 analyser"},
 	}
+	tok, err := tokenizer.Load(filepath.Join(dir, "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range tests {
-		m, err := experiment.OpenBM25("bm25", filepath.Join(dir, "tokenizer.json"), tt.analyzer)
+		m, err := experiment.OpenBM25("bm25", tok, tt.analyzer)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("analyser %q: got %v, want %q", tt.analyzer, err, tt.err)
@@ -43,7 +49,8 @@ func TestOpenBM25(t *testing.T) {
 			t.Errorf("analyser %q: %q -> %q, want %q", tt.analyzer, tt.text, got, tt.want)
 		}
 	}
-	if _, err := experiment.OpenBM25("bm25", filepath.Join(t.TempDir(), "tokenizer.json"), ""); err == nil || !strings.Contains(err.Error(), "install minilm") {
+	_, err = experiment.DefaultRegistry().Open(context.Background(), "bm25", experiment.ModelOptions{ModelsDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "install minilm") {
 		t.Errorf("missing tokenizer: got %v, want a hint to install minilm", err)
 	}
 }
@@ -57,7 +64,7 @@ func TestOpenDenseEngines(t *testing.T) {
 		t.Skip("loads MiniLM")
 	}
 	dir := sharedtest.ModelDir(t, "minilm")
-	goModel, err := experiment.OpenDense("minilm", dir, experiment.ModelOptions{Engine: "go"})
+	goModel, err := experiment.OpenDense("minilm", encoder.OSDir(dir), experiment.ModelOptions{Engine: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +73,7 @@ func TestOpenDenseEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := experiment.OpenDense("minilm", dir, experiment.ModelOptions{Engine: "go"})
+	again, err := experiment.OpenDense("minilm", encoder.OSDir(dir), experiment.ModelOptions{Engine: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +87,7 @@ func TestOpenDenseEngines(t *testing.T) {
 	}
 	// The model directory with model.onnx exported beside its weights.
 	withONNX := modeltest.ONNXDir(t, "minilm", "config.json", "tokenizer.json", "model.fp16.safetensors")
-	auto, err := experiment.OpenDense("minilm", withONNX, experiment.ModelOptions{Engine: "auto", OrtLibrary: lib})
+	auto, err := experiment.OpenDense("minilm", encoder.OSDir(withONNX), experiment.ModelOptions{Engine: "auto", OrtLibrary: lib})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,14 +112,14 @@ func TestOpenDenseEngines(t *testing.T) {
 		}
 	}
 	// Without model.onnx, auto runs on Go and says why.
-	fallback, err := experiment.OpenDense("minilm", dir, experiment.ModelOptions{Engine: "auto", OrtLibrary: lib})
+	fallback, err := experiment.OpenDense("minilm", encoder.OSDir(dir), experiment.ModelOptions{Engine: "auto", OrtLibrary: lib})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "model.onnx")); err != nil && (fallback.Engine != "go" || !strings.Contains(strings.Join(fallback.Notes, " "), "ONNX Runtime not used")) {
 		t.Errorf("auto without model.onnx: engine %q, notes %q", fallback.Engine, fallback.Notes)
 	}
-	if _, err := experiment.OpenDense("minilm", withONNX, experiment.ModelOptions{Engine: "ort", OrtLibrary: filepath.Join(t.TempDir(), "nolib.so")}); err == nil {
+	if _, err := experiment.OpenDense("minilm", encoder.OSDir(withONNX), experiment.ModelOptions{Engine: "ort", OrtLibrary: filepath.Join(t.TempDir(), "nolib.so")}); err == nil {
 		t.Error("engine ort with a missing library: no error")
 	}
 }
@@ -142,7 +149,7 @@ func TestOpenDenseONNXOnly(t *testing.T) {
 		t.Skip("loads MiniLM")
 	}
 	dir := sharedtest.ModelDir(t, "minilm")
-	ref, err := experiment.OpenDense("minilm", dir, experiment.ModelOptions{Engine: "go"})
+	ref, err := experiment.OpenDense("minilm", encoder.OSDir(dir), experiment.ModelOptions{Engine: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +165,7 @@ func TestOpenDenseONNXOnly(t *testing.T) {
 			files = append(files, "config.json")
 		}
 		m := modeltest.ONNXDir(t, "minilm", files...)
-		om, err := experiment.OpenDense("minilm", m, experiment.ModelOptions{Engine: "go"})
+		om, err := experiment.OpenDense("minilm", encoder.OSDir(m), experiment.ModelOptions{Engine: "go"})
 		if err != nil {
 			t.Fatalf("config.json %v: %v", withConfig, err)
 		}

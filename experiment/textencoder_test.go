@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
 )
@@ -15,7 +16,7 @@ import (
 // vectors its embedder's, and sparse models are refused.
 func TestTextEncoder(t *testing.T) {
 	dir := sharedtest.ModelDir(t, "minilm")
-	m, err := experiment.OpenDense("minilm", dir, experiment.ModelOptions{Engine: "go"})
+	m, err := experiment.OpenDense("minilm", encoder.OSDir(dir), experiment.ModelOptions{Engine: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,20 +12,14 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/dreval/dreval/encoder/modelfiles"
 )
 
-// ModelFileAllowed reports whether /models/ serves a model's file called
-// name: config.json, tokenizer.json, *.safetensors and model.onnx, nothing
-// else (no subdirectories).
-func ModelFileAllowed(name string) bool {
-	switch name {
-	case "config.json", "tokenizer.json", "model.onnx":
-		return true
-	}
-	return strings.HasSuffix(name, ".safetensors") && validName(name)
-}
-
-// models serves GET /models/NAME/FILE from Options.Models.
+// models serves GET /models/NAME/FILE from Options.Models, the files of
+// a model that its loaders read (modelfiles.Is), and GET
+// /models/index.json, the list of the models and their files
+// (modelfiles.Index).
 func (s *server) models(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -32,9 +27,13 @@ func (s *server) models(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rest := strings.TrimPrefix(r.URL.Path, "/models/")
+	if rest == modelfiles.IndexFile {
+		s.modelIndex(w, r)
+		return
+	}
 	model, file, ok := strings.Cut(rest, "/")
-	if !ok || !validName(model) || !ModelFileAllowed(file) {
-		writeError(w, errorf(http.StatusNotFound, "%s: not a model file; /models/NAME/FILE serves config.json, tokenizer.json, *.safetensors and model.onnx", r.URL.Path))
+	if !ok || !validName(model) || !modelfiles.Is(file) {
+		writeError(w, errorf(http.StatusNotFound, "%s: not a model file; /models/NAME/FILE serves a model's configuration, tokenizer, sentence-transformers settings and weights, and /models/index.json lists them", r.URL.Path))
 		return
 	}
 	if s.opts.Models == nil {
@@ -74,6 +73,30 @@ func (s *server) models(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.ServeContent(w, r, file, st.ModTime(), bytes.NewReader(data))
+}
+
+// modelIndex serves /models/index.json: Options.Models's models and
+// their files, listed when asked (an installed model appears without a
+// restart).
+func (s *server) modelIndex(w http.ResponseWriter, r *http.Request) {
+	x := &modelfiles.Index{Models: []modelfiles.Model{}}
+	if s.opts.Models != nil {
+		var err error
+		if x, err = modelfiles.IndexFS(s.opts.Models); err != nil {
+			writeError(w, fmt.Errorf("%s: %w", r.URL.Path, err))
+			return
+		}
+	}
+	b, err := json.Marshal(x)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	http.ServeContent(w, r, modelfiles.IndexFile, time.Time{}, bytes.NewReader(b))
 }
 
 // demoEntry is one model's demo data, computed once.

@@ -3,13 +3,17 @@ package serve
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/dreval/dreval/encoder/modelfiles"
 )
 
 func gz(t testing.TB, b []byte) []byte {
@@ -149,6 +153,7 @@ func modelDir(t *testing.T) (dir string) {
 		"minilm/model.onnx":             "ONNX",
 		"minilm/notes.txt":              "NOT SERVED",
 		"minilm/sub/config.json":        "NOT SERVED",
+		"minilm/1_Pooling/config.json":  `{"pooling_mode_mean_tokens": true}`,
 	}
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -170,6 +175,7 @@ func TestModelFiles(t *testing.T) {
 		{"tokenizer.json", "application/json", `{"model": {}}`},
 		{"model.fp16.safetensors", "application/octet-stream", "WEIGHTS"},
 		{"model.onnx", "application/octet-stream", "ONNX"},
+		{"1_Pooling/config.json", "application/json", `{"pooling_mode_mean_tokens": true}`},
 	} {
 		r := do(t, nil, http.MethodGet, ts.URL+"/models/minilm/"+tt.file, nil)
 		if r.status != http.StatusOK || string(r.body) != tt.body || r.header.Get("Content-Type") != tt.ctype {
@@ -181,6 +187,38 @@ func TestModelFiles(t *testing.T) {
 	}
 	wantError(t, do(t, nil, http.MethodGet, ts.URL+"/models/minilm/notes.txt", nil), http.StatusNotFound, "not a model file")
 	wantError(t, do(t, nil, http.MethodGet, ts.URL+"/models/other/config.json", nil), http.StatusNotFound, `model "other" has no config.json`)
+}
+
+// TestModelIndex checks /models/index.json lists the served models and
+// exactly the files /models/ serves of them, with their sizes.
+func TestModelIndex(t *testing.T) {
+	ts := newTestServer(t, Options{Models: os.DirFS(modelDir(t))})
+	r := do(t, nil, http.MethodGet, ts.URL+"/models/index.json", nil)
+	if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/json" {
+		t.Fatalf("GET /models/index.json: %d %q", r.status, r.header.Get("Content-Type"))
+	}
+	var x modelfiles.Index
+	if err := json.Unmarshal(r.body, &x); err != nil {
+		t.Fatal(err)
+	}
+	m := x.Model("minilm")
+	if len(x.Models) != 1 || m == nil {
+		t.Fatalf("index %s", r.body)
+	}
+	want := []string{"1_Pooling/config.json", "config.json", "model.fp16.safetensors", "model.onnx", "tokenizer.json"}
+	if !slices.Equal(m.Paths(), want) {
+		t.Errorf("listed %v, want %v", m.Paths(), want)
+	}
+	for _, f := range m.Files {
+		got := do(t, nil, http.MethodGet, ts.URL+"/models/minilm/"+f.Path, nil)
+		if got.status != http.StatusOK || int64(len(got.body)) != f.Size {
+			t.Errorf("%s listed with %d bytes: GET answers %d with %d bytes", f.Path, f.Size, got.status, len(got.body))
+		}
+	}
+	empty := newTestServer(t, Options{})
+	if r := do(t, nil, http.MethodGet, empty.URL+"/models/index.json", nil); r.status != http.StatusOK || string(r.body) != `{"models":[]}` {
+		t.Errorf("a server without models: %d %s", r.status, r.body)
+	}
 }
 
 // TestPathTraversal asks for files outside the served trees in every

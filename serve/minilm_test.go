@@ -20,7 +20,7 @@ func (e minilmEncoder) VocabSize() int { return e.Tokenizer().VocabSize() }
 // texts and for ids, exactly the vectors of a direct encoder call.
 func TestEncodeMiniLM(t *testing.T) {
 	dir := sharedtest.ModelDir(t, "minilm")
-	enc, err := encoder.Load(dir, encoder.Options{})
+	enc, err := encoder.Load(encoder.OSDir(dir), encoder.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"path"
 	"strconv"
 
+	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/perturb"
 )
@@ -164,16 +165,4 @@ func (s *server) tokenizer(name string) (*tokenizer.Tokenizer, error) {
 
 // validName reports whether name can name a model: a non-empty run of
 // letters, digits, '.', '_' and '-', not starting with '.'.
-func validName(name string) bool {
-	if name == "" || len(name) > 128 || name[0] == '.' {
-		return false
-	}
-	for _, c := range name {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '_', c == '-':
-		default:
-			return false
-		}
-	}
-	return true
-}
+func validName(name string) bool { return modelfiles.ValidName(name) }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -18,15 +17,12 @@ import (
 	"time"
 
 	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/internal/memfs"
 	"github.com/dreval/dreval/metrics"
 	"github.com/dreval/dreval/perturb"
 	"github.com/dreval/dreval/results"
 	"github.com/dreval/dreval/ui"
 )
-
-// modelsDir is where worker.js puts the served models' files in the
-// in-memory file system.
-const modelsDir = "/models"
 
 // app is one worker's state: its opened models, the corpus vectors it
 // encoded, the last results.
@@ -42,6 +38,11 @@ type app struct {
 	// servers holds, per model, the server embedder probeServer found
 	// (nil: encode here) and why not.
 	servers map[string]serverChoice
+	// files holds the models and uploads (see files.go); served is the
+	// site's model index, fetched the models already in files.
+	files   *memfs.FS
+	served  served
+	fetched map[string]bool
 }
 
 type serverChoice struct {
@@ -50,7 +51,8 @@ type serverChoice struct {
 }
 
 func newApp() *app {
-	a := &app{models: map[string]*experiment.Model{}, cache: experiment.NewMemCache(), base: experiment.DefaultRegistry(), servers: map[string]serverChoice{}}
+	a := &app{models: map[string]*experiment.Model{}, cache: experiment.NewMemCache(), base: experiment.DefaultRegistry(), servers: map[string]serverChoice{},
+		files: newFiles(), fetched: map[string]bool{}}
 	a.registry = experiment.NewRegistry()
 	for _, n := range a.base.Names() {
 		a.registry.Register(n, a.open)
@@ -59,12 +61,15 @@ func newApp() *app {
 	return a
 }
 
-func modelOptions() experiment.ModelOptions {
-	return experiment.ModelOptions{Engine: "go", ModelsDir: modelsDir, Analyzer: "wordpiece"}
+// modelOptions are the options the worker opens models with: the pure-Go
+// engine, the models in the worker's files.
+func (a *app) modelOptions() experiment.ModelOptions {
+	return experiment.ModelOptions{Engine: "go", ModelsDir: modelsDir, Analyzer: "wordpiece", Files: a.files}
 }
 
-// openLocal opens model name with the command line's registry, once; a
-// name it does not know is looked for as a directory of /models.
+// openLocal opens model name with the command line's registry, once,
+// fetching a served model's files first; a name it does not know is
+// looked for as a directory of the worker's models (an upload).
 func (a *app) openLocal(ctx context.Context, name string) (*experiment.Model, error) {
 	a.mu.Lock()
 	m, ok := a.models[name]
@@ -73,13 +78,15 @@ func (a *app) openLocal(ctx context.Context, name string) (*experiment.Model, er
 		return m, nil
 	}
 	open := name
-	if !slices.Contains(a.base.Names(), name) && !strings.HasPrefix(name, "/") {
+	if !slices.Contains(a.base.Names(), name) {
 		open = path.Join(modelsDir, name)
-		if _, err := os.Stat(open); err != nil {
-			return nil, fmt.Errorf("unknown model %q: not one of %s, and %s could not be read: %v", name, strings.Join(a.base.Names(), ", "), open, err)
+		if _, err := a.files.Stat(open); err != nil || !isUpload(name) {
+			return nil, fmt.Errorf("unknown model %q: not one of %s, nor an uploaded model", name, strings.Join(a.base.Names(), ", "))
 		}
+	} else if err := a.ensureModel(name); err != nil {
+		return nil, err
 	}
-	m, err := a.base.Open(ctx, open, modelOptions())
+	m, err := a.base.Open(ctx, open, a.modelOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +106,7 @@ func (a *app) open(ctx context.Context, name string, _ experiment.ModelOptions) 
 	}
 	cp := *m
 	cp.Close = nil // kept open for the next run
-	if m.Kind == experiment.Dense && !strings.HasPrefix(name, "/") && !isUpload(name) {
+	if m.Kind == experiment.Dense && !isUpload(name) {
 		a.mu.Lock()
 		sc, ok := a.servers[name]
 		a.mu.Unlock()
@@ -148,14 +155,16 @@ func decode(v js.Value, dst any) error {
 }
 
 // Config returns the experiment configuration of a request, the one
-// "dreval eval" builds from the same settings (engine go).
-func (q runRequest) Config(reg *experiment.Registry, cache experiment.Cache) experiment.Config {
+// "dreval eval" builds from the same settings (engine go), on the
+// collections data holds.
+func (q runRequest) Config(reg *experiment.Registry, cache experiment.Cache, data dataSource, opts experiment.ModelOptions) experiment.Config {
 	return experiment.Config{
-		Data:         []string{q.Data},
+		Data:         data.names,
+		Collections:  data.collections,
 		Split:        q.Split,
 		Models:       []string{q.Model},
 		Registry:     reg,
-		ModelOptions: modelOptions(),
+		ModelOptions: opts,
 		Perturbation: perturb.Config{Mode: perturb.Mode(q.Mode)},
 		Rates:        q.Rates,
 		Seeds:        q.Seeds,
@@ -177,7 +186,11 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 		a.registry.Register(q.Model, a.open)
 	}
 	start := time.Now()
-	cfg := q.Config(a.registry, a.cache)
+	data, err := a.data(q.Data, q.Split)
+	if err != nil {
+		return nil, err
+	}
+	cfg := q.Config(a.registry, a.cache, data, a.modelOptions())
 	res, err := experiment.Run(ctx, cfg, progressEvents(progress))
 	if err != nil {
 		return nil, err

@@ -29,10 +29,17 @@
 //     earlier upload's opened model.
 //   - "bench": times this worker alone embedding sentences of a given
 //     number of tokens (the browser figure of scripts/bench.sh).
+//   - "models": which of the page's models the site serves, and why not.
+//   - "pick": which of the files a user chose (a model or a collection
+//     folder) the page is to send, and under which paths; "files" then
+//     stores them in the worker.
 //
-// Files (models, uploads) reach Go through the in-memory file system of
-// webapp/static/vfs.js, so the models open with the same loaders as the
-// command line (experiment.DefaultRegistry).
+// Files live in the worker's in-memory file system (files.go): the
+// served models, which it fetches itself when a run needs them (the
+// site's models/index.json lists them), and the uploads. The models open
+// with the same loaders as the command line (experiment.DefaultRegistry
+// reading an fs.FS), and the rules of which files to read are Go's
+// (packages modelfiles and dataset): the page's script only wires.
 package main
 
 import (
@@ -137,6 +144,26 @@ func (a *app) handle(msg, reply js.Value) {
 	case "forget":
 		a.forget(msg)
 		post(map[string]any{"type": "forgotten"})
+	case "files":
+		if err := a.storeFiles(msg); err != nil {
+			fail(err)
+			return
+		}
+		post(map[string]any{"type": "stored"})
+	case "pick":
+		out, err := a.pick(msg)
+		if err != nil {
+			fail(err)
+			return
+		}
+		out["type"] = "picked"
+		post(out)
+	case "models":
+		av := map[string]any{}
+		for name, why := range a.availability() {
+			av[name] = why
+		}
+		post(map[string]any{"type": "models", "unavailable": av})
 	case "metrics":
 		out, err := a.metrics(msg)
 		if err != nil {

@@ -31,7 +31,7 @@ type reproduceRequest struct {
 // Config returns the experiment configuration of a request: the study's
 // protocol, as "dreval reproduce -engine go" runs it, on the request's
 // data and models.
-func (q reproduceRequest) Config(reg *experiment.Registry, cache experiment.Cache) (experiment.Config, error) {
+func (q reproduceRequest) Config(reg *experiment.Registry, cache experiment.Cache, data dataSource, opts experiment.ModelOptions) (experiment.Config, error) {
 	if q.Data == "" {
 		return experiment.Config{}, fmt.Errorf("reproduce: no data: want \"demo\" or an uploaded folder")
 	}
@@ -42,13 +42,13 @@ func (q reproduceRequest) Config(reg *experiment.Registry, cache experiment.Cach
 		return experiment.Config{}, fmt.Errorf("reproduce: no model: choose at least one of static, bm25 and minilm")
 	}
 	cfg := experiment.Study()
-	cfg.Data = []string{q.Data}
+	cfg.Data, cfg.Collections = data.names, data.collections
 	cfg.Models = q.Models
 	if q.Seeds > 0 {
 		cfg.Seeds = q.Seeds
 	}
 	cfg.Registry = reg
-	cfg.ModelOptions = modelOptions()
+	cfg.ModelOptions = opts
 	cfg.Cache = cache
 	cfg.Version = buildVersion()
 	return cfg, cfg.Validate()
@@ -118,7 +118,11 @@ func (a *app) reproduce(ctx context.Context, msg js.Value, progress func(map[str
 		return nil, fmt.Errorf("bad reproduce request: %v", err)
 	}
 	start := time.Now()
-	cfg, err := q.Config(a.registry, a.cache)
+	data, err := a.data(q.Data, "test")
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := q.Config(a.registry, a.cache, data, a.modelOptions())
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func TestReproduceRequestConfig(t *testing.T) {
 		{reproduceRequest{Data: "demo", Models: []string{"bm25"}, Seeds: -1}, 0, "", "seeds -1"},
 	}
 	for _, tt := range tests {
-		cfg, err := tt.q.Config(reg, nil)
+		cfg, err := tt.q.Config(reg, nil, dataSource{names: []string{tt.q.Data}}, experiment.ModelOptions{Engine: "go"})
 		if tt.wantError != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantError) {
 				t.Errorf("%+v: error %v, want one about %q", tt.q, err, tt.wantError)
@@ -65,7 +65,7 @@ func TestReproduction(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg, _ := experimenttest.Registry(experimenttest.ForCollection(c))
-	cfg, err := reproduceRequest{Data: "demo", Models: []string{"fake"}, Seeds: 2}.Config(reg, experiment.NewMemCache())
+	cfg, err := reproduceRequest{Data: "demo", Models: []string{"fake"}, Seeds: 2}.Config(reg, experiment.NewMemCache(), dataSource{names: []string{"demo"}}, experiment.ModelOptions{Engine: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}

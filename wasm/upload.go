@@ -5,20 +5,10 @@ package main
 import (
 	"context"
 	"path"
-	"strings"
 	"syscall/js"
 
 	"github.com/dreval/dreval/encoder"
 )
-
-// uploadPrefix starts the names of the models uploaded through the page;
-// worker.js puts their files in modelsDir/<name> of every worker, under a
-// fresh name per upload (see webapp/static/model-upload.js).
-const uploadPrefix = "upload-"
-
-// isUpload reports whether name is an uploaded model. An uploaded model is
-// never encoded by the server: its name there means another model.
-func isUpload(name string) bool { return strings.HasPrefix(name, uploadPrefix) }
 
 // checkModel opens the model msg.model as a run would (the same loaders
 // as the command line), so that a bad upload is reported, naming the
@@ -33,8 +23,8 @@ func (a *app) checkModel(msg js.Value) (map[string]any, error) {
 	if m.Embedder != nil {
 		out["dim"] = m.Embedder.Dim()
 	}
-	if w, err := encoder.WeightFile(path.Join(modelsDir, name)); err == nil {
-		out["weights"] = path.Base(w)
+	if w, err := encoder.WeightFile(encoder.FSDir(a.files, path.Join(modelsDir, name))); err == nil && isUpload(name) {
+		out["weights"] = w
 	}
 	return out, nil
 }

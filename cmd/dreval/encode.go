@@ -100,7 +100,7 @@ func runEncode(env *cliEnv, args []string) error {
 	if bar != nil {
 		opts.Progress = bar.update
 	}
-	model, err := engine.Open(dir, engine.Options{Engine: *engineFlag, ORTLibrary: *ortLib, Encoder: opts})
+	model, err := engine.Open(encoder.OSDir(dir), engine.Options{Engine: *engineFlag, ORTLibrary: *ortLib, Encoder: opts})
 	if err != nil {
 		return err
 	}

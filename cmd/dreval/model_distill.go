@@ -98,7 +98,7 @@ func runModelDistill(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		return fmt.Errorf("-out %s is the source model's directory; choose another", *out)
 	}
 
-	m, err := engine.Open(src, engine.Options{Engine: *engineFlag, ORTLibrary: *ortLib, Encoder: encoder.Options{Threads: *threads}})
+	m, err := engine.Open(encoder.OSDir(src), engine.Options{Engine: *engineFlag, ORTLibrary: *ortLib, Encoder: encoder.Options{Threads: *threads}})
 	if err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func runModelDistill(env *cliEnv, fs *flag.FlagSet, args []string) error {
 func sourceFingerprint(dir string) (string, error) {
 	h := sha256.New()
 	names := []string{"config.json"}
-	for _, w := range encoder.WeightFiles {
+	for _, w := range encoder.WeightFiles() {
 		if fileExists(filepath.Join(dir, w)) {
 			names = append(names, w)
 			break

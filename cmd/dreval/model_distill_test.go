@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/encoder/static"
 	"github.com/dreval/dreval/encoder/tokenizer"
@@ -101,7 +102,7 @@ func TestModelDistillTinyModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, _, err := static.Load(outs[0], 0)
+	enc, _, err := static.Load(encoder.OSDir(outs[0]), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestModelDistillTinyModel(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "engine ort (ONNX Runtime") {
 		t.Fatalf("distill -engine ort: exit %d: %s", code, errOut)
 	}
-	ortEnc, ortCfg, err := static.Load(ortOut, 0)
+	ortEnc, ortCfg, err := static.Load(encoder.OSDir(ortOut), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

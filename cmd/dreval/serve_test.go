@@ -10,11 +10,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/retrieval"
 	"github.com/dreval/dreval/serve"
@@ -165,13 +167,24 @@ func TestSite(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("site: exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "wrote 4 files") {
+	if !strings.Contains(stdout, "wrote 5 files") {
 		t.Errorf("site printed %q", stdout)
 	}
 	for _, f := range []string{"models/minilm/config.json", "models/minilm/tokenizer.json"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
+	}
+	// The index lists what was written, as "dreval serve" lists what it
+	// serves.
+	var x modelfiles.Index
+	if b, err := os.ReadFile(filepath.Join(out, "models", modelfiles.IndexFile)); err != nil {
+		t.Error(err)
+	} else if err := json.Unmarshal(b, &x); err != nil {
+		t.Error(err)
+	}
+	if m := x.Model("minilm"); len(x.Models) != 1 || m == nil || !slices.Equal(m.Paths(), []string{"config.json", "tokenizer.json"}) {
+		t.Errorf("models/index.json lists %+v", x)
 	}
 	if _, err := os.Stat(filepath.Join(out, "models/minilm/model.fp16.safetensors")); err == nil {
 		t.Error("-weights=false wrote the weights")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +16,8 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/dreval/dreval/serve"
+	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/webapp"
 )
 
@@ -98,6 +100,9 @@ func runSite(env *cliEnv, args []string) error {
 		if err := st.write(filepath.Join(*out, "data", "demo", name+".json"), d.Meta); err != nil {
 			return err
 		}
+	}
+	if err := writeModelIndex(*out, &st); err != nil {
+		return err
 	}
 	fmt.Fprintf(env.stdout, "wrote %d files (%.1f MiB) to %s\n", st.files, float64(st.bytes)/(1<<20), *out)
 	return nil
@@ -190,31 +195,31 @@ func wasmExecJS() (string, error) {
 	return p, nil
 }
 
-// writeModelFiles copies the files /models/ serves of model name to
-// out/models/name/.
+// writeModelFiles copies the files of model name that loading it reads
+// (modelfiles.ToLoad: not a graph beside safetensors weights, nor a
+// README) to out/models/name/; without weights, only its settings.
 func writeModelFiles(out, modelsDir, name string, weights bool, st *siteStats) error {
 	dir := filepath.Join(modelsDir, name)
-	entries, err := os.ReadDir(dir)
-	if err != nil {
+	if _, err := os.Stat(dir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("model %q is not installed in %s; run \"dreval model get %s\"", name, modelsDir, name)
 		}
 		return err
 	}
+	files, err := encoder.ModelFiles(encoder.OSDir(dir))
+	if err != nil {
+		return err
+	}
 	have := map[string]bool{}
-	for _, e := range entries {
-		n := e.Name()
-		if !e.Type().IsRegular() || !serve.ModelFileAllowed(n) {
+	for _, n := range modelfiles.ToLoad(files) {
+		if !weights && (path.Ext(n) == ".safetensors" || n == modelfiles.ONNX) {
 			continue
 		}
-		if !weights && (path.Ext(n) == ".safetensors" || n == "model.onnx") {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, n))
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(n)))
 		if err != nil {
 			return err
 		}
-		if err := st.write(filepath.Join(out, "models", name, n), b); err != nil {
+		if err := st.write(filepath.Join(out, "models", name, filepath.FromSlash(n)), b); err != nil {
 			return err
 		}
 		have[n] = true
@@ -225,4 +230,21 @@ func writeModelFiles(out, modelsDir, name string, weights bool, st *siteStats) e
 		}
 	}
 	return nil
+}
+
+// writeModelIndex writes out/models/index.json, the list of the models
+// copied and their files (modelfiles.Index), as "dreval serve" serves it.
+func writeModelIndex(out string, st *siteStats) error {
+	x, err := modelfiles.IndexFS(os.DirFS(filepath.Join(out, "models")))
+	if errors.Is(err, fs.ErrNotExist) {
+		x, err = &modelfiles.Index{Models: []modelfiles.Model{}}, nil
+	}
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(x)
+	if err != nil {
+		return err
+	}
+	return st.write(filepath.Join(out, "models", modelfiles.IndexFile), b)
 }

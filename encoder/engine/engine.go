@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/bert"
@@ -109,49 +108,49 @@ func (m *Model) Close() error {
 	return m.close()
 }
 
-// Open loads the model in dir and picks its engine as the package
+// Open loads the model in d and picks its engine as the package
 // documentation describes. Engine ORT fails with the reason when ONNX
 // Runtime cannot run the model (see ORTUnavailable); Auto then falls back
 // to Go and records the reason in Info.Fallback.
-func Open(dir string, o Options) (*Model, error) {
+func Open(d encoder.Dir, o Options) (*Model, error) {
 	switch o.Engine {
 	case "", Auto, Go, ORT:
 	default:
 		return nil, fmt.Errorf("engine %q is not known (known: auto, go, ort)", o.Engine)
 	}
-	isStatic, err := static.IsModelDir(dir)
+	isStatic, err := static.IsModelDir(d)
 	if errors.Is(err, fs.ErrNotExist) {
 		// A BERT ONNX graph without config.json: encoder.Load reads the
 		// configuration from the graph.
-		if _, serr := os.Stat(filepath.Join(dir, encoder.ONNXFile)); serr == nil {
+		if ok, _ := d.Exists(encoder.ONNXFile); ok {
 			isStatic, err = false, nil
 		}
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w (is %s a model directory? \"dreval model get\" installs one)", err, dir)
+			return nil, fmt.Errorf("%w (is %s a model directory? \"dreval model get\" installs one)", err, d.Name())
 		}
 		return nil, err
 	}
 	if isStatic {
-		return openStatic(dir, o)
+		return openStatic(d, o)
 	}
 	var ortErr error
 	if o.Engine != Go {
-		if ortErr = ORTUnavailable(dir, o.ORTLibrary); ortErr != nil && o.Engine == ORT {
+		if ortErr = ORTUnavailable(d, o.ORTLibrary); ortErr != nil && o.Engine == ORT {
 			return nil, fmt.Errorf("engine ort: %w", ortErr)
 		}
 	}
 	if o.Engine != Go && ortErr == nil {
-		return openORT(dir, o)
+		return openORT(d, o)
 	}
-	enc, err := encoder.Load(dir, o.Encoder)
+	enc, err := encoder.Load(d, o.Encoder)
 	if err != nil {
 		return nil, err
 	}
 	b, ok := enc.Embedder().(*encoder.BERT)
 	if !ok {
-		return nil, fmt.Errorf("%s: unexpected embedder %T", dir, enc.Embedder())
+		return nil, fmt.Errorf("%s: unexpected embedder %T", d.Name(), enc.Embedder())
 	}
 	info := Info{Engine: Go, Threads: b.Model.Threads(), Kernel: bert.Kernel(), Dims: b.Dim()}
 	if ortErr != nil {
@@ -160,15 +159,15 @@ func Open(dir string, o Options) (*Model, error) {
 	return &Model{Encoder: enc, Info: info}, nil
 }
 
-// openORT opens the BERT model in dir on ONNX Runtime. Only the
+// openORT opens the BERT model in d (on disk) on ONNX Runtime. Only the
 // directory's settings are read in Go (tokenizer, configuration, pooling,
 // maximum length), not its weights: ONNX Runtime holds those.
-func openORT(dir string, o Options) (*Model, error) {
-	s, err := encoder.ReadSettings(dir, o.Encoder)
+func openORT(d encoder.Dir, o Options) (*Model, error) {
+	s, err := encoder.ReadSettings(d, o.Encoder)
 	if err != nil {
 		return nil, err
 	}
-	onnxPath := filepath.Join(dir, ONNXFile)
+	onnxPath, _ := d.OSPath(ONNXFile)
 	emb, err := ort.New(onnxPath, o.ORTLibrary, o.Encoder.Threads)
 	if err != nil {
 		return nil, fmt.Errorf("engine ort: %w", err)
@@ -193,14 +192,14 @@ func openORT(dir string, o Options) (*Model, error) {
 	}, nil
 }
 
-func openStatic(dir string, o Options) (*Model, error) {
+func openStatic(d encoder.Dir, o Options) (*Model, error) {
 	if o.Engine == ORT {
-		return nil, fmt.Errorf("engine ort: %s is a static model, a token-table lookup that runs in Go only (use engine auto or go)", dir)
+		return nil, fmt.Errorf("engine ort: %s is a static model, a token-table lookup that runs in Go only (use engine auto or go)", d.Name())
 	}
 	if p := o.Encoder.Pooling; p != "" && p != encoder.Mean {
-		return nil, fmt.Errorf("%s: a static model pools by mean; pooling %q is not supported", dir, p)
+		return nil, fmt.Errorf("%s: a static model pools by mean; pooling %q is not supported", d.Name(), p)
 	}
-	enc, cfg, err := static.Load(dir, o.Encoder.MaxLength)
+	enc, cfg, err := static.Load(d, o.Encoder.MaxLength)
 	if err != nil {
 		return nil, err
 	}
@@ -208,10 +207,10 @@ func openStatic(dir string, o Options) (*Model, error) {
 }
 
 // ORTUnavailable returns why the ort engine cannot run the BERT model in
-// dir with the ONNX Runtime library at libPath, or nil when it can: the
-// build has no cgo, the library is missing or does not load, or dir has no
-// model.onnx. It loads the library when it can.
-func ORTUnavailable(dir, libPath string) error {
+// d with the ONNX Runtime library at libPath, or nil when it can: the
+// build has no cgo, the library is missing or does not load, the model is
+// not on disk, or it has no model.onnx. It loads the library when it can.
+func ORTUnavailable(d encoder.Dir, libPath string) error {
 	if err := ort.Available(libPath); err != nil {
 		if errors.Is(err, ort.ErrNotCompiled) {
 			return errors.New("this dreval was built without cgo, so it has no ONNX Runtime engine (build natively with CGO_ENABLED=1 and a C compiler)")
@@ -221,10 +220,13 @@ func ORTUnavailable(dir, libPath string) error {
 		}
 		return err
 	}
-	p := filepath.Join(dir, ONNXFile)
+	p, onDisk := d.OSPath(ONNXFile)
+	if !onDisk {
+		return fmt.Errorf("%s is not on disk, and ONNX Runtime reads model files from disk", d.Name())
+	}
 	if _, err := os.Stat(p); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s has no %s; write it with \"dreval model export-onnx -model %s\"", dir, ONNXFile, dir)
+			return fmt.Errorf("%s has no %s; write it with \"dreval model export-onnx -model %s\"", d.Name(), ONNXFile, d.Name())
 		}
 		return err
 	}

@@ -59,13 +59,13 @@ type Config struct {
 	Fingerprint string `json:"fingerprint"`
 }
 
-// ReadConfig reads and checks a static model's config.json at path.
-func ReadConfig(path string) (*Config, error) {
-	b, err := os.ReadFile(path)
+// ReadConfig reads and checks the config.json of the static model in d.
+func ReadConfig(d encoder.Dir) (*Config, error) {
+	b, err := d.ReadFile(ConfigFile)
 	if err != nil {
 		return nil, err
 	}
-	return parseConfig(b, path)
+	return parseConfig(b, d.Path(ConfigFile))
 }
 
 // parseConfig parses and checks config.json's contents b; path names the
@@ -90,11 +90,11 @@ func parseConfig(b []byte, path string) (*Config, error) {
 	return &c, nil
 }
 
-// IsModelDir reports whether dir's config.json declares model_type
+// IsModelDir reports whether d's config.json declares model_type
 // "static". A missing or unreadable config.json is an error.
-func IsModelDir(dir string) (bool, error) {
-	path := filepath.Join(dir, ConfigFile)
-	b, err := os.ReadFile(path)
+func IsModelDir(d encoder.Dir) (bool, error) {
+	path := d.Path(ConfigFile)
+	b, err := d.ReadFile(ConfigFile)
 	if err != nil {
 		return false, err
 	}
@@ -107,26 +107,26 @@ func IsModelDir(dir string) (bool, error) {
 	return c.ModelType == ModelType, nil
 }
 
-// Load opens the static model in dir as an Encoder truncating to maxLen ids
+// Load opens the static model in d as an Encoder truncating to maxLen ids
 // (0: the config's max_length, else the tokenizer's). It checks the
 // weights file against the config's fingerprint and the table's shape
 // against the config and the tokenizer. Template special tokens and the
 // padding token are left out of every mean (see SkipIDs).
-func Load(dir string, maxLen int) (*encoder.Encoder, *Config, error) {
-	cfgPath := filepath.Join(dir, ConfigFile)
-	cfg, err := ReadConfig(cfgPath)
+func Load(d encoder.Dir, maxLen int) (*encoder.Encoder, *Config, error) {
+	cfgPath := d.Path(ConfigFile)
+	cfg, err := ReadConfig(d)
 	if err != nil {
 		return nil, nil, err
 	}
-	tok, err := tokenizer.Load(filepath.Join(dir, TokenizerFile))
+	tok, err := encoder.LoadTokenizer(d)
 	if err != nil {
 		return nil, nil, fmt.Errorf("static: %w", err)
 	}
 	if tok.VocabSize() != cfg.VocabSize {
 		return nil, nil, fmt.Errorf("%s: vocab_size is %d but %s has %d tokens", cfgPath, cfg.VocabSize, TokenizerFile, tok.VocabSize())
 	}
-	wPath := filepath.Join(dir, WeightsFile)
-	data, err := os.ReadFile(wPath)
+	wPath := d.Path(WeightsFile)
+	data, err := d.ReadFile(WeightsFile)
 	if err != nil {
 		return nil, nil, fmt.Errorf("static: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/safetensors"
@@ -201,7 +202,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	for _, dt := range []safetensors.DType{safetensors.F32, safetensors.F16} {
 		t.Run(string(dt), func(t *testing.T) {
 			dir, table := saveTestModel(t, dt)
-			enc, cfg, err := Load(dir, 0)
+			enc, cfg, err := Load(encoder.OSDir(dir), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -286,28 +287,28 @@ func TestLoadErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := write(t, tc.tensors, tc.edit)
-			_, _, err := Load(dir, 0)
+			_, _, err := Load(encoder.OSDir(dir), 0)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Load = %v, want an error containing %q", err, tc.want)
 			}
 		})
 	}
-	if _, _, err := Load(t.TempDir(), 0); err == nil {
+	if _, _, err := Load(encoder.OSDir(t.TempDir()), 0); err == nil {
 		t.Error("Load of an empty directory: no error")
 	}
 }
 
 func TestIsModelDir(t *testing.T) {
 	dir, _ := saveTestModel(t, safetensors.F32)
-	if ok, err := IsModelDir(dir); !ok || err != nil {
+	if ok, err := IsModelDir(encoder.OSDir(dir)); !ok || err != nil {
 		t.Errorf("IsModelDir(static) = %v, %v", ok, err)
 	}
 	bertDir := t.TempDir()
 	os.WriteFile(filepath.Join(bertDir, ConfigFile), []byte(`{"model_type":"bert"}`), 0o644)
-	if ok, err := IsModelDir(bertDir); ok || err != nil {
+	if ok, err := IsModelDir(encoder.OSDir(bertDir)); ok || err != nil {
 		t.Errorf("IsModelDir(bert) = %v, %v", ok, err)
 	}
-	if _, err := IsModelDir(t.TempDir()); err == nil {
+	if _, err := IsModelDir(encoder.OSDir(t.TempDir())); err == nil {
 		t.Error("IsModelDir(empty dir): no error")
 	}
 }
@@ -353,7 +354,7 @@ func TestDistillIsDeterministic(t *testing.T) {
 			}
 			files[run][name] = b
 		}
-		if _, _, err := Load(dir, 0); err != nil {
+		if _, _, err := Load(encoder.OSDir(dir), 0); err != nil {
 			t.Fatalf("distilled model does not load: %v", err)
 		}
 	}

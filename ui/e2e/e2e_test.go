@@ -3,6 +3,7 @@ package e2e
 import (
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/metrics"
@@ -106,6 +108,19 @@ func site(t testing.TB) string {
 				return
 			}
 		}
+		// The list of the models a static host serves, as "dreval site"
+		// writes it ("dreval serve" answers it itself).
+		x, err := modelfiles.IndexFS(os.DirFS(filepath.Join(siteDir, "models")))
+		if err != nil {
+			siteErr = err
+			return
+		}
+		b, err := json.Marshal(x)
+		if err != nil {
+			siteErr = err
+			return
+		}
+		siteErr = os.WriteFile(filepath.Join(siteDir, "models", modelfiles.IndexFile), b, 0o644)
 	})
 	if siteErr != nil {
 		t.Fatal(siteErr)

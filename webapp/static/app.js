@@ -151,27 +151,39 @@ function readFile(file, as) {
   return as === "text" ? file.text() : file.arrayBuffer();
 }
 
+// relPath is a chosen file's path inside its folder, or its name when it
+// was chosen alone.
+function relPath(f) {
+  return f.webkitRelativePath ? f.webkitRelativePath.split("/").slice(1).join("/") : f.name;
+}
+
+// sendChosen asks the first worker which of the chosen files to send
+// ("pick": Go decides), then sends those to the workers (all of them when
+// every worker needs them) under root; it returns the answer's paths.
+async function sendChosen(files, kind, from, root, everyWorker, forget) {
+  const folder = files.some((f) => f.webkitRelativePath);
+  const picked = await state.pool.request({ type: "pick", kind, from, folder, files: files.map(relPath) });
+  const list = [];
+  for (const f of files) {
+    const as = picked.send[relPath(f)];
+    if (as) list.push({ path: as, data: await readFile(f) });
+  }
+  const msg = { type: "files", root, files: list, forget: forget || "" };
+  if (everyWorker) await state.pool.broadcast(msg);
+  else await state.pool.request(msg, null, list.map((f) => f.data));
+  return list.map((f) => f.path);
+}
+
 // uploadBEIR sends the chosen folder's files to the first worker, under
-// /upload/<folder>; it returns that path.
+// upload/<folder>; it returns that path.
 async function uploadBEIR() {
   let files = [...$("beir-files").files];
   if (files.length === 0) files = [...$("beir-pick").files];
   if (files.length === 0) throw new Error("Choose a BEIR folder first (it holds corpus.jsonl, queries.jsonl and qrels/).");
-  const root = "/upload/" + (files[0].webkitRelativePath.split("/")[0] || "data");
+  const root = "upload/" + ((files[0].webkitRelativePath || "").split("/")[0] || "data");
   const sig = files.map((f) => f.name + ":" + f.size + ":" + f.lastModified).join("|");
   if (state.uploadSent && state.uploadRoot === root && state.uploadSig === sig) return root;
-  const list = [];
-  const transfer = [];
-  for (const f of files) {
-    let rel = f.webkitRelativePath ? f.webkitRelativePath.split("/").slice(1).join("/") : f.name;
-    if (!f.webkitRelativePath && f.name.endsWith(".tsv")) rel = "qrels/" + f.name; // files chosen one by one
-    if (!/^(corpus\.jsonl|queries\.jsonl|qrels\/[^/]+\.tsv)$/.test(rel)) continue;
-    const data = await readFile(f);
-    list.push({ path: root + "/" + rel, data });
-    transfer.push(data);
-  }
-  if (list.length === 0) throw new Error("None of the chosen files is corpus.jsonl, queries.jsonl or qrels/*.tsv.");
-  await state.pool.request({ type: "files", root, files: list }, null, transfer);
+  await sendChosen(files, "data", "the chosen folder", root, false);
   state.uploadRoot = root;
   state.uploadSig = sig;
   state.uploadSent = true;
@@ -285,26 +297,27 @@ function download(name, type, data) {
   setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
 }
 
-// checkModels disables the models the server does not serve, and selects
-// the first one it does.
+// checkModels asks the workers which models this site serves (Go reads
+// its models/index.json), disables the others, and selects the first one
+// served; it returns the answer for reproduce.js.
 async function checkModels() {
+  await state.pool.ready;
+  const ans = await state.pool.request({ type: "models" });
   const sel = $("model");
-  await Promise.all([...sel.options].map(async (o) => {
-    if (o.value === "upload") return; // the user's files, not the server's
-    const file = o.value === "bm25" ? "models/minilm/tokenizer.json" : "models/" + o.value + "/config.json";
-    let ok = false;
-    try { ok = (await fetch(file, { method: "HEAD" })).ok; } catch (e) { ok = false; }
-    if (!ok) { o.disabled = true; o.textContent += " — not available on this server"; }
-  }));
+  for (const o of sel.options) {
+    const why = ans.unavailable[o.value];
+    if (why) { o.disabled = true; o.textContent += " — " + why; }
+  }
   if (sel.selectedOptions[0] && sel.selectedOptions[0].disabled) {
     const first = [...sel.options].find((o) => !o.disabled);
     if (first) sel.value = first.value;
   }
+  return ans.unavailable;
 }
 
 function init() {
   startPool();
-  checkModels();
+  state.models = checkModels().catch(() => ({}));
   syncForm();
   for (const el of document.querySelectorAll("input[name=data]")) el.addEventListener("change", syncForm);
   $("controls").addEventListener("submit", (e) => { e.preventDefault(); go(runJob()); });

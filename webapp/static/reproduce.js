@@ -31,18 +31,18 @@ async function reproduceJob(started) {
     (ans.warnings && ans.warnings.length ? " Warnings: " + ans.warnings.join("; ") : ""));
 }
 
-// The models the server does not serve cannot be checked.
+// The models the server does not serve cannot be checked (the workers
+// say which, app.js's checkModels).
 async function checkReproduceModels() {
-  await Promise.all([...document.querySelectorAll("input[name=reproduce-model]")].map(async (box) => {
-    const file = box.value === "bm25" ? "models/minilm/tokenizer.json" : "models/" + box.value + "/config.json";
-    let ok = false;
-    try { ok = (await fetch(file, { method: "HEAD" })).ok; } catch (e) { ok = false; }
-    if (!ok) {
+  const unavailable = await state.models;
+  for (const box of document.querySelectorAll("input[name=reproduce-model]")) {
+    const why = unavailable[box.value];
+    if (why) {
       box.checked = false;
       box.disabled = true;
-      box.parentElement.append(" — not available on this server");
+      box.parentElement.append(" — " + why);
     }
-  }));
+  }
 }
 
 function initReproduce() {

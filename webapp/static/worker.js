@@ -1,13 +1,9 @@
 // worker.js: one Web Worker of the app, running its own instance of the Go
-// wasm build (app.wasm). The page sends it messages; this script fetches
-// the files a message needs into the in-memory file system (vfs.js) and
-// hands the message to Go (drevalHandle), which posts the answer back.
+// wasm build (app.wasm). It starts the instance and hands every message to
+// Go (drevalHandle), which posts the answer back. Go fetches the models it
+// needs and keeps every file in its own memory (wasm/files.go).
 "use strict";
-importScripts("vfs.js", "wasm_exec.js");
-
-// The files a model directory may hold; the missing ones are skipped.
-const MODEL_FILES = ["config.json", "tokenizer.json", "model.safetensors", "model.fp16.safetensors",
-  "sentence_bert_config.json", "1_Pooling/config.json", "modules.json"];
+importScripts("wasm_exec.js");
 
 self.drevalPeers = [];
 let goReady;
@@ -33,47 +29,9 @@ const started = loadWasm().then(
   () => postMessage({ type: "ready" }),
   (e) => postMessage({ type: "fatal", message: String(e && e.message || e) }));
 
-// ensureModel fetches the served model's files into /models/<name>. BM25
-// needs only minilm's tokenizer (it perturbs and decodes query ids with
-// it).
-const models = new Map();
-function ensureModel(name) {
-  if (!name || name.startsWith("/")) return Promise.resolve();
-  const dir = name === "bm25" ? "minilm" : name;
-  const files = name === "bm25" ? ["tokenizer.json"] : MODEL_FILES;
-  if (!models.has(name)) {
-    models.set(name, (async () => {
-      let found = 0;
-      await Promise.all(files.map(async (f) => {
-        const r = await fetch("models/" + dir + "/" + f);
-        if (!r.ok) return;
-        vfs.put("/models/" + dir + "/" + f, new Uint8Array(await r.arrayBuffer()));
-        found++;
-      }));
-      if (found === 0 || (name !== "bm25" && !vfs.has("/models/" + dir + "/config.json"))) {
-        models.delete(name);
-        throw new Error("model " + name + " is not served here: models/" + dir + "/" + files[0] + " could not be fetched: the server does not serve this model");
-      }
-    })());
-  }
-  return models.get(name);
-}
-
 async function dispatch(msg, reply) {
   try {
     await started;
-    if (msg.type === "files") { // uploaded files: [{path, data: ArrayBuffer}]
-      vfs.removeAll(msg.root);
-      if (msg.forget) vfs.removeAll(msg.forget); // an earlier upload's files
-      for (const f of msg.files) vfs.put(f.path, new Uint8Array(f.data));
-      // An uploaded model (/models/upload-<n>) is here, not on the server.
-      if (msg.root.startsWith("/models/")) models.set(msg.root.slice("/models/".length), Promise.resolve());
-      reply.postMessage({ type: "stored", id: msg.id });
-      return;
-    }
-    if (msg.type === "run") await ensureModel(msg.request.model);
-    if (msg.type === "reproduce") await Promise.all((msg.request.models || []).map(ensureModel));
-    if (msg.type === "embed" || msg.type === "bench" || msg.type === "model") await ensureModel(msg.model);
     self.drevalHandle(msg, reply);
   } catch (e) {
     reply.postMessage({ type: "error", id: msg.id, message: String(e && e.message || e) });

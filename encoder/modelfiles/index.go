@@ -1,0 +1,131 @@
+package modelfiles
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+)
+
+// IndexFile is where a server or a static site lists its models:
+// models/index.json, an Index.
+const IndexFile = "index.json"
+
+// Index lists the models a server or a static site serves under models/,
+// and each model's files: what the browser app reads to know which models
+// it can use and which files to fetch for one.
+type Index struct {
+	Models []Model `json:"models"`
+}
+
+// Model is one model of an Index.
+type Model struct {
+	Name  string `json:"name"`
+	Files []File `json:"files"`
+}
+
+// File is one file of a model: its path in the model directory and its
+// size in bytes.
+type File struct {
+	Path string `json:"path"`
+	Size int64  `json:"size"`
+}
+
+// Model returns the model called name, or nil.
+func (x *Index) Model(name string) *Model {
+	for i := range x.Models {
+		if x.Models[i].Name == name {
+			return &x.Models[i]
+		}
+	}
+	return nil
+}
+
+// Paths returns the paths of m's files.
+func (m *Model) Paths() []string {
+	out := make([]string, len(m.Files))
+	for i, f := range m.Files {
+		out[i] = f.Path
+	}
+	return out
+}
+
+// Has reports whether m has file.
+func (m *Model) Has(file string) bool { return slices.Contains(m.Paths(), file) }
+
+// Size returns the size of m's file, or -1 when it has none.
+func (m *Model) Size(file string) int64 {
+	for _, f := range m.Files {
+		if f.Path == file {
+			return f.Size
+		}
+	}
+	return -1
+}
+
+// ValidName reports whether name can name a model directory: one path
+// element, not hidden, of letters, digits, '.', '-' and '_'.
+func ValidName(name string) bool {
+	if name == "" || name[0] == '.' || len(name) > 128 {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(".-_", r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// IndexFS lists the models of fsys, one directory per model at its root
+// (names not ValidName are skipped), with their files that Is accepts,
+// sorted by name and path. A directory without any such file is not a
+// model and is left out.
+func IndexFS(fsys fs.FS) (*Index, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	x := &Index{Models: []Model{}}
+	for _, e := range entries {
+		if !ValidName(e.Name()) {
+			continue
+		}
+		if fi, err := fs.Stat(fsys, e.Name()); err != nil || !fi.IsDir() { // a link to a model is followed
+			continue
+		}
+		m := Model{Name: e.Name(), Files: []File{}}
+		err := fs.WalkDir(fsys, e.Name(), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel := strings.TrimPrefix(p, e.Name()+"/")
+			if d.IsDir() || !Is(rel) {
+				return nil
+			}
+			info, err := fs.Stat(fsys, p) // follows a link
+			if err != nil {
+				return err
+			}
+			if !info.Mode().IsRegular() {
+				return nil
+			}
+			m.Files = append(m.Files, File{Path: rel, Size: info.Size()})
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("listing model %s: %w", e.Name(), err)
+		}
+		if len(m.Files) == 0 {
+			continue
+		}
+		slices.SortFunc(m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+		x.Models = append(x.Models, m)
+	}
+	return x, nil
+}
+
+// URL returns the path of a model's file below the site root:
+// models/NAME/FILE.
+func URL(model, file string) string { return path.Join("models", model, file) }

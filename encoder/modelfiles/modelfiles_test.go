@@ -1,0 +1,94 @@
+package modelfiles
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func TestIs(t *testing.T) {
+	for file, want := range map[string]bool{
+		"config.json": true, "tokenizer.json": true, "model.safetensors": true, "model.fp16.safetensors": true,
+		"model.onnx": true, "1_Pooling/config.json": true, "sentence_bert_config.json": true,
+		"README.md": false, "pytorch_model.bin": false, "onnx/model.onnx": false, "sub/model.safetensors": false,
+		".hidden.safetensors": false, "1_Pooling/other.json": false, "../config.json": false,
+	} {
+		if got := Is(file); got != want {
+			t.Errorf("Is(%q) = %v, want %v", file, got, want)
+		}
+	}
+}
+
+func TestToLoad(t *testing.T) {
+	for _, tc := range []struct{ have, want []string }{
+		{[]string{"model.onnx", "config.json", "model.fp16.safetensors", "tokenizer.json"}, []string{"config.json", "model.fp16.safetensors", "tokenizer.json"}},
+		{[]string{"model.fp16.safetensors", "model.safetensors"}, []string{"model.safetensors"}},
+		{[]string{"tokenizer.json", "model.onnx", "1_Pooling/config.json"}, []string{"1_Pooling/config.json", "model.onnx", "tokenizer.json"}},
+		{[]string{"tokenizer.json"}, []string{"tokenizer.json"}},
+	} {
+		if got := ToLoad(tc.have); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("ToLoad(%v) = %v, want %v", tc.have, got, tc.want)
+		}
+	}
+}
+
+func TestIndexFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"minilm/config.json":            {Data: []byte("{}")},
+		"minilm/model.fp16.safetensors": {Data: make([]byte, 10)},
+		"minilm/1_Pooling/config.json":  {Data: []byte("{}")},
+		"minilm/README.md":              {Data: []byte("x")},
+		"empty/notes.txt":               {Data: []byte("x")},
+		".hidden/config.json":           {Data: []byte("{}")},
+		"top.json":                      {Data: []byte("{}")},
+	}
+	x, err := IndexFS(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Index{Models: []Model{{Name: "minilm", Files: []File{{"1_Pooling/config.json", 2}, {"config.json", 2}, {"model.fp16.safetensors", 10}}}}}
+	if !reflect.DeepEqual(x, want) {
+		t.Errorf("IndexFS = %+v, want %+v", x, want)
+	}
+	if m := x.Model("minilm"); m == nil || !m.Has("config.json") || m.Size("model.fp16.safetensors") != 10 || m.Size("x") != -1 {
+		t.Errorf("model lookups on %+v", m)
+	}
+}
+
+func TestPick(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files []string
+		want  map[string]string
+		err   string
+	}{
+		{"sentence-transformers folder",
+			[]string{"config.json", "tokenizer.json", "model.safetensors", "1_Pooling/config.json", "README.md", "pytorch_model.bin", "onnx/model.onnx"},
+			map[string]string{"config.json": "config.json", "tokenizer.json": "tokenizer.json", "model.safetensors": "model.safetensors", "1_Pooling/config.json": "1_Pooling/config.json"}, ""},
+		{"graph in onnx/, no config", []string{"tokenizer.json", "onnx/model.onnx"},
+			map[string]string{"tokenizer.json": "tokenizer.json", "onnx/model.onnx": "model.onnx"}, ""},
+		{"safetensors without config, graph beside", []string{"tokenizer.json", "model.safetensors", "model.onnx"},
+			map[string]string{"tokenizer.json": "tokenizer.json", "model.onnx": "model.onnx"}, ""},
+		{"no tokenizer", []string{"config.json", "model.safetensors"}, nil, "tokenizer.json is missing from the folder x"},
+		{"no weights", []string{"config.json", "tokenizer.json"}, nil, "the weights are missing from the folder x"},
+		{"safetensors without config", []string{"tokenizer.json", "model.safetensors"}, nil, "config.json is missing from the folder x: it is required with model.safetensors"},
+		{"nothing", []string{"README.md"}, nil, "choose your model first"},
+		{"weights chosen alone", []string{"tokenizer.json", "weights:model_quantized.onnx"},
+			map[string]string{"tokenizer.json": "tokenizer.json", "weights:model_quantized.onnx": "model.onnx"}, ""},
+		{"weights chosen alone, safetensors", []string{"tokenizer.json", "config.json", "weights:w.safetensors"},
+			map[string]string{"tokenizer.json": "tokenizer.json", "config.json": "config.json", "weights:w.safetensors": "model.safetensors"}, ""},
+		{"weights chosen alone, neither", []string{"tokenizer.json", "weights:w.bin"}, nil, "the weights file w.bin is neither an ONNX graph"},
+	} {
+		got, err := Pick("the folder x", tc.files)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: Pick = %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+	}
+}

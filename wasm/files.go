@@ -1,0 +1,252 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+	"syscall/js"
+
+	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/encoder/modelfiles"
+	"github.com/dreval/dreval/internal/memfs"
+)
+
+// The worker keeps every file it reads in its memfs.FS: the models the
+// site serves, fetched when a run needs them, under models/NAME/; the
+// model folders the user uploads under models/upload-N-FOLDER/; the
+// collection folders under upload/FOLDER/. The loaders read them there
+// as the command line reads its files on disk. Which files of a model or
+// a collection are read is decided here and by packages modelfiles and
+// dataset, never by the page's script, which only copies what it is told.
+
+// modelsDir is the directory of the models in the worker's files.
+const modelsDir = "models"
+
+// uploadPrefix starts the names of the models uploaded through the page;
+// the page puts their files in modelsDir/<name> of every worker, under a
+// fresh name per upload.
+const uploadPrefix = "upload-"
+
+// isUpload reports whether name is an uploaded model. An uploaded model is
+// never encoded by the server: its name there means another model.
+func isUpload(name string) bool { return strings.HasPrefix(name, uploadPrefix) }
+
+// served is the site's models/index.json, read once.
+type served struct {
+	once  sync.Once
+	index *modelfiles.Index
+	err   error
+}
+
+// fetchBytes fetches url (relative to the worker's script) with the
+// browser's fetch and returns the body; a status other than 200 is an
+// error naming it.
+func fetchBytes(url string) ([]byte, error) {
+	resp, err := await(js.Global().Call("fetch", url))
+	if err != nil {
+		return nil, fmt.Errorf("fetching %s: %v", url, err)
+	}
+	if st := resp.Get("status").Int(); st != 200 {
+		return nil, fmt.Errorf("fetching %s: %d %s", url, st, resp.Get("statusText").String())
+	}
+	ab, err := await(resp.Call("arrayBuffer"))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %v", url, err)
+	}
+	return bytesOf(js.Global().Get("Uint8Array").New(ab)), nil
+}
+
+// index returns the site's model index (models/index.json), fetched
+// once; a site without one serves no models.
+func (a *app) index() (*modelfiles.Index, error) {
+	a.served.once.Do(func() {
+		url := path.Join(modelsDir, modelfiles.IndexFile)
+		b, err := fetchBytes(url)
+		if err != nil {
+			a.served.err = fmt.Errorf("%w: this site lists no models", err)
+			return
+		}
+		var x modelfiles.Index
+		if err := json.Unmarshal(b, &x); err != nil {
+			a.served.err = fmt.Errorf("%s: %v", url, err)
+			return
+		}
+		a.served.index = &x
+	})
+	return a.served.index, a.served.err
+}
+
+// builtinModels are the models the page offers besides an upload.
+var builtinModels = []string{"static", "minilm", "bm25"}
+
+// servedName returns the served model whose files model name needs: bm25
+// perturbs and decodes query ids with minilm's tokenizer.
+func servedName(name string) string {
+	if name == "bm25" {
+		return "minilm"
+	}
+	return name
+}
+
+// filesOf returns the files of served model name a run reads.
+func filesOf(m *modelfiles.Model, name string) []string {
+	if name == "bm25" {
+		return []string{"tokenizer.json"}
+	}
+	return modelfiles.ToLoad(m.Paths())
+}
+
+// availability says which of builtinModels the site serves: "" when it
+// does, else why not.
+func (a *app) availability() map[string]string {
+	out := map[string]string{}
+	x, err := a.index()
+	for _, name := range builtinModels {
+		m := (*modelfiles.Model)(nil)
+		if x != nil {
+			m = x.Model(servedName(name))
+		}
+		switch {
+		case err != nil:
+			out[name] = err.Error()
+		case m == nil:
+			out[name] = "not available on this server"
+		case name == "bm25" && !m.Has("tokenizer.json"):
+			out[name] = "needs minilm's tokenizer.json, which this server does not serve"
+		case name != "bm25" && (!m.Has("config.json") || !m.Has("tokenizer.json")):
+			out[name] = "this server serves its files partly"
+		default:
+			out[name] = ""
+		}
+	}
+	return out
+}
+
+// ensureModel fetches the files served model name needs into the
+// worker's files, once; uploads and models already there need nothing.
+func (a *app) ensureModel(name string) error {
+	if isUpload(name) || name == "" {
+		return nil
+	}
+	dir := servedName(name)
+	a.mu.Lock()
+	done := a.fetched[name]
+	a.mu.Unlock()
+	if done {
+		return nil
+	}
+	x, err := a.index()
+	if err != nil {
+		return fmt.Errorf("model %s: %w", name, err)
+	}
+	m := x.Model(dir)
+	if m == nil {
+		return fmt.Errorf("model %s is not served here (models/%s is not in %s/%s)", name, dir, modelsDir, modelfiles.IndexFile)
+	}
+	for _, f := range filesOf(m, name) {
+		local := path.Join(modelsDir, dir, f)
+		if _, err := a.files.Stat(local); err == nil {
+			continue
+		}
+		b, err := fetchBytes(modelfiles.URL(dir, f))
+		if err != nil {
+			return fmt.Errorf("model %s: %w", name, err)
+		}
+		if want := m.Size(f); want >= 0 && int64(len(b)) != want {
+			return fmt.Errorf("model %s: %s has %d bytes, but the index lists %d: the download was cut short", name, modelfiles.URL(dir, f), len(b), want)
+		}
+		if err := a.files.Put(local, b); err != nil {
+			return err
+		}
+	}
+	a.mu.Lock()
+	a.fetched[name] = true
+	a.mu.Unlock()
+	return nil
+}
+
+// pick answers the page's "pick": msg.kind is "model" or "data",
+// msg.files the offered files' paths, msg.from what they are (for
+// messages), msg.folder whether they came as a folder. The answer maps
+// each file to send to its path in the directory.
+func (a *app) pick(msg js.Value) (map[string]any, error) {
+	var files []string
+	for i := 0; i < msg.Get("files").Length(); i++ {
+		files = append(files, msg.Get("files").Index(i).String())
+	}
+	var send map[string]string
+	var err error
+	switch k := msg.Get("kind").String(); k {
+	case "model":
+		send, err = modelfiles.Pick(msg.Get("from").String(), files)
+	case "data":
+		send, err = dataset.PickFiles(files, msg.Get("folder").Truthy())
+	default:
+		err = fmt.Errorf("pick: unknown kind %q", k)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	for k, v := range send {
+		out[k] = v
+	}
+	return map[string]any{"send": out}, nil
+}
+
+// storeFiles answers the page's "files": msg.root is the directory the
+// files go to (models/upload-N-FOLDER or upload/FOLDER), emptied first;
+// msg.files holds {path, data: ArrayBuffer}, path relative to the root;
+// msg.forget names an earlier upload's directory to drop.
+func (a *app) storeFiles(msg js.Value) error {
+	root := path.Clean(msg.Get("root").String())
+	if !strings.HasPrefix(root, modelsDir+"/"+uploadPrefix) && !strings.HasPrefix(root, "upload/") {
+		return fmt.Errorf("files: root %q is neither an uploaded model's directory nor an uploaded folder's", root)
+	}
+	if f := msg.Get("forget"); f.Truthy() {
+		a.files.RemoveAll(path.Clean(f.String()))
+	}
+	a.files.RemoveAll(root)
+	fs := msg.Get("files")
+	for i := 0; i < fs.Length(); i++ {
+		f := fs.Index(i)
+		rel := path.Clean(f.Get("path").String())
+		if rel == "." || strings.HasPrefix(rel, "../") || path.IsAbs(rel) {
+			return fmt.Errorf("files: %q is not a path inside the folder", f.Get("path").String())
+		}
+		if err := a.files.Put(path.Join(root, rel), bytesOf(js.Global().Get("Uint8Array").New(f.Get("data")))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dataSource is what a request's data names: the built-in demo, by name,
+// or a collection loaded from the worker's files.
+type dataSource struct {
+	names       []string
+	collections []*dataset.Collection
+}
+
+// data returns the collection a request names: "demo", or an uploaded
+// folder (upload/FOLDER) loaded from the worker's files.
+func (a *app) data(name, split string) (dataSource, error) {
+	if !strings.HasPrefix(name, "upload/") {
+		return dataSource{names: []string{name}}, nil
+	}
+	if split == "" {
+		split = "test"
+	}
+	c, err := dataset.LoadFS(a.files, name, split)
+	if err != nil {
+		return dataSource{}, err
+	}
+	return dataSource{collections: []*dataset.Collection{c}}, nil
+}
+
+// newFiles returns the worker's empty file system.
+func newFiles() *memfs.FS { return &memfs.FS{} }
