@@ -349,3 +349,32 @@ func (a *AnswerAccuracy) Hit(qid string, k int) (float64, bool) {
 // FormatRate writes a rate as short as it reads, as run names do: 0.05,
 // 0.1, 0.2.
 func FormatRate(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
+
+// KeepExamples returns a copy of r in which every model keeps, per rate
+// and seed, only its first n examples: what an experiment run with n
+// examples holds (experiment.Config.Examples; the browser app decodes
+// every query for its inspector and exports what the command line
+// writes). The copy shares everything else with r.
+func (r *Results) KeepExamples(n int) *Results {
+	cp := *r
+	cp.Datasets = make([]*DatasetResult, len(r.Datasets))
+	for i, ds := range r.Datasets {
+		d := *ds
+		d.Models = make([]*ModelResult, len(ds.Models))
+		for j, m := range ds.Models {
+			mc := *m
+			mc.Examples = nil
+			count := map[[2]float64]int{}
+			for _, e := range m.Examples {
+				k := [2]float64{e.Rate, float64(e.Seed)}
+				if count[k] < n {
+					mc.Examples = append(mc.Examples, e)
+					count[k]++
+				}
+			}
+			d.Models[j] = &mc
+		}
+		cp.Datasets[i] = &d
+	}
+	return &cp
+}

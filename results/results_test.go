@@ -93,3 +93,21 @@ func TestAnswerHit(t *testing.T) {
 		}
 	}
 }
+
+func TestKeepExamples(t *testing.T) {
+	var exs []Example
+	for _, rate := range []float64{0.1, 0.2} {
+		for q := range 4 {
+			exs = append(exs, Example{QueryID: string(rune('a' + q)), Rate: rate, Seed: 1})
+		}
+	}
+	r := &Results{Datasets: []*DatasetResult{{Models: []*ModelResult{{Model: "m", Examples: exs}}}}}
+	kept := r.KeepExamples(2)
+	got := kept.Datasets[0].Models[0].Examples
+	if len(got) != 4 || got[0].QueryID != "a" || got[1].QueryID != "b" || got[2].Rate != 0.2 || got[3].QueryID != "b" {
+		t.Errorf("kept %+v", got)
+	}
+	if len(r.Datasets[0].Models[0].Examples) != 8 {
+		t.Error("KeepExamples changed the results it copied")
+	}
+}

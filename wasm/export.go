@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/report"
 	"github.com/dreval/dreval/results"
 	"github.com/dreval/dreval/ui"
@@ -18,8 +19,11 @@ import (
 // the TREC runs with their qrels as a zip of runs/ and qrels/, and every
 // file as a zip (report.html included; the SVG chart, drawn by the
 // plotting library the browser app leaves out, is not).
+//
+// The page decodes every query for its inspector; the files hold the
+// examples "dreval eval" keeps (experiment.DefaultExamples per rate).
 func exportFiles(res *results.Results) (map[string]any, error) {
-	files, err := report.Files(res, report.Extras{Page: ui.ReportHTML})
+	files, err := report.Files(res.KeepExamples(experiment.DefaultExamples), report.Extras{Page: ui.ReportHTML})
 	if err != nil {
 		return nil, err
 	}
