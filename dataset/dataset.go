@@ -21,6 +21,8 @@ package dataset
 import (
 	"fmt"
 	"sort"
+
+	"github.com/dreval/dreval/metrics"
 )
 
 // Doc is one document (passage) of a corpus.
@@ -39,7 +41,9 @@ type Query struct {
 // Qrels maps a query id to the judged documents' ids and their relevance
 // grades. A grade may be negative or zero (judged not relevant) or graded
 // (1, 2, ...); which grades count as relevant is the metric's decision.
-type Qrels = map[string]map[string]int
+// The loaders read qrels files with metrics.ReadQrels, the one qrels
+// parser (BEIR with or without its header, TREC, a byte order mark).
+type Qrels = metrics.Qrels
 
 // Collection is a loaded test collection.
 type Collection struct {

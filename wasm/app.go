@@ -269,19 +269,19 @@ func views(res *experiment.Results, sel ui.Selection) (map[string]any, error) {
 	return out, nil
 }
 
-// metrics scores an uploaded run against uploaded qrels with the trec
-// convention's default measures, as "dreval metrics" does.
+// pageMetrics is what the page's qrels + run mode asks for: "dreval
+// metrics -qrels Q -run R" with its defaults (the trec convention and its
+// default measures, relevance level 1, qrels in any form).
+var pageMetrics = metrics.Request{Level: 1}
+
+// metrics scores an uploaded run against uploaded qrels with the checks
+// and evaluation of "dreval metrics" and /api/metrics (metrics.Request).
 func (a *app) metrics(msg js.Value) (map[string]any, error) {
 	qname, qtext := msg.Get("qrels").Get("name").String(), msg.Get("qrels").Get("text").String()
 	rname, rtext := msg.Get("run").Get("name").String(), msg.Get("run").Get("text").String()
-	qrels, err := metrics.ReadQrelsFormat(strings.NewReader(qtext), qname, metrics.QrelsAuto)
+	res, err := pageMetrics.Evaluate(strings.NewReader(qtext), qname, strings.NewReader(rtext), rname)
 	if err != nil {
 		return nil, err
-	}
-	res, err := metrics.EvaluateReader(qrels, strings.NewReader(rtext), rname, metrics.DefaultMeasures(metrics.ConventionTREC),
-		metrics.Options{Convention: metrics.ConventionTREC, RelLevel: 1})
-	if err != nil {
-		return nil, fmt.Errorf("evaluating %s: %w", rname, err)
 	}
 	var text strings.Builder
 	if err := metrics.WriteTREC(&text, res, false); err != nil {
