@@ -1,39 +1,16 @@
 package experiment
 
 import (
-	"encoding/json"
 	"math"
 
 	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/results"
 )
 
-// Float is a float64 that encodes NaN and infinities as JSON null (and
-// decodes null as NaN): a p-value that cannot be computed (one query) is
-// shown as missing, never as a number.
-type Float float64
-
-// MarshalJSON implements json.Marshaler.
-func (f Float) MarshalJSON() ([]byte, error) {
-	v := float64(f)
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(v)
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (f *Float) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*f = Float(math.NaN())
-		return nil
-	}
-	var v float64
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	*f = Float(v)
-	return nil
-}
+// Float is a float64 that encodes NaN and infinities as JSON null; see
+// results.Float, where it lives (this alias keeps experiment's results
+// types compiling until they move to package results too).
+type Float = results.Float
 
 // pairedCompare compares the paired values a and b (same queries, same
 // order) with metrics.PairedTest. With no queries every field but N is
