@@ -13,7 +13,6 @@ import (
 
 	"github.com/dreval/dreval/answer"
 	"github.com/dreval/dreval/experiment"
-	"github.com/dreval/dreval/internal/progress"
 	"github.com/dreval/dreval/perturb"
 	"github.com/dreval/dreval/report"
 	"github.com/dreval/dreval/report/ratechart"
@@ -172,33 +171,9 @@ func runEval(env *cliEnv, args []string) error {
 	}
 
 	// Warnings always reach stderr; -quiet silences the progress.
-	var bar *progress.Bar
-	if !*quiet {
-		bar = progress.New(env.stderr)
-	}
-	onEvent := func(e experiment.Event) {
-		switch {
-		case e.Step == experiment.StepWarning:
-			if bar != nil {
-				bar.Done()
-			}
-			if s := e.Subject(); s != "" {
-				fmt.Fprintf(env.stderr, "warning: %s: %s\n", s, e.Message)
-			} else {
-				fmt.Fprintf(env.stderr, "warning: %s\n", e.Message)
-			}
-		case bar == nil:
-		case e.Total > 0:
-			bar.Update(e.Label(), e.Done, e.Total, e.Unit)
-		case e.Message != "":
-			bar.Done()
-			fmt.Fprintf(env.stderr, "%s: %s\n", e.Label(), e.Message)
-		}
-	}
+	onEvent, done := eventPrinter(env.stderr, *quiet)
 	res, err := experiment.Run(context.Background(), cfg, onEvent)
-	if bar != nil {
-		bar.Done()
-	}
+	done()
 	if errors.Is(err, experiment.ErrNoQrels) {
 		return usageErrorf("%v", err)
 	}

@@ -71,6 +71,29 @@ func modelsDirFlag(fs *flag.FlagSet) *string {
 	return fs.String("models", defaultModelsDir(), "models `directory` (default from $DREVAL_MODELS, else the user cache directory)")
 }
 
+// resolveModel returns the directory of the -model flag's value name: name
+// itself when it is a path (it holds a path separator, or is "." or "..")
+// or a directory holding config.json, else the installed model of that
+// name under modelsDir. The directory must hold config.json; the error
+// says which directory lacked it and how to install a model.
+func resolveModel(name, modelsDir string) (string, error) {
+	isPath := strings.ContainsAny(name, `/\`) || name == "." || name == ".."
+	if !isPath && fileExists(filepath.Join(name, "config.json")) {
+		return name, nil
+	}
+	if isPath {
+		if _, err := os.Stat(filepath.Join(name, "config.json")); err != nil {
+			return "", fmt.Errorf("-model %s: not a model directory (is it a model directory? it has no config.json; \"dreval model get\" installs one): %w", name, err)
+		}
+		return name, nil
+	}
+	dir := filepath.Join(modelsDir, name)
+	if !fileExists(filepath.Join(dir, "config.json")) {
+		return "", fmt.Errorf("model %q is not installed in %s; run \"dreval model get %s\" (or pass a model directory: is %s a model directory? it has no config.json)", name, modelsDir, name, dir)
+	}
+	return dir, nil
+}
+
 func defaultModelsDir() string {
 	if d := os.Getenv("DREVAL_MODELS"); d != "" {
 		return d

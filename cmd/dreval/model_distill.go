@@ -17,6 +17,7 @@ import (
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/static"
 	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/internal/progress"
 )
 
 // modelDistill is the "dreval model distill" subcommand; model.go lists it
@@ -90,7 +91,10 @@ func runModelDistill(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	default:
 		return usageErrorf("-engine %q is not known (known: auto, go, ort)", *engineFlag)
 	}
-	src := resolveModelDir(*models, *model)
+	src, err := resolveModel(*model, *models)
+	if err != nil {
+		return err
+	}
 	if *out == "" {
 		*out = filepath.Join(*models, "static")
 	}
@@ -129,15 +133,15 @@ func runModelDistill(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	}
 	o := static.DistillOptions{Vocab: tok.VocabSize(), Limit: *limit, Dims: *dims, Prefix: specials[:1], Suffix: specials[1:],
 		SIFCoefficient: a, BatchSize: *batch}
-	var bar *itemProgress
+	var bar *progress.Bar
 	if !*quiet {
-		bar = &itemProgress{w: env.stderr, start: time.Now(), label: "distilling"}
-		o.Progress = bar.update
+		bar = progress.New(env.stderr)
+		o.Progress = func(done, total int) { bar.Update("distilling", done, total, "ids") }
 	}
 	start := time.Now()
 	table, err := static.Distill(fwd, o)
 	if bar != nil {
-		bar.finish()
+		bar.Done()
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
