@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/dataset/download"
 )
 
 func init() {
@@ -83,24 +84,24 @@ func defaultDataDir() string {
 func runDatasetGet(env *cliEnv, args []string) error {
 	flags := newFlagSet(env, "dataset get", "NAME [-data-dir DIR] [-base-url URL] [-md5 SUM]")
 	dataDir := flags.String("data-dir", defaultDataDir(), "folder that receives NAME/; $DREVAL_DATA sets the default")
-	baseURL := flags.String("base-url", dataset.DefaultBaseURL, "where NAME.zip is downloaded from")
+	baseURL := flags.String("base-url", download.DefaultBaseURL, "where NAME.zip is downloaded from")
 	sum := flags.String("md5", "", "expected md5 of NAME.zip, for a mirror or a dataset BEIR publishes no sum for")
 	pos, err := parseDatasetArgs(flags, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErrorf("want one dataset NAME, got %d arguments; known: %s", len(pos), strings.Join(sortedKeys(dataset.BEIRMD5()), ", "))
+		return usageErrorf("want one dataset NAME, got %d arguments; known: %s", len(pos), strings.Join(sortedKeys(download.BEIRMD5()), ", "))
 	}
 	name := pos[0]
-	opt := dataset.GetOptions{BaseURL: *baseURL, Progress: progressPrinter(env.stderr, name)}
+	opt := download.Options{BaseURL: *baseURL, Progress: progressPrinter(env.stderr, name)}
 	if *sum != "" {
 		if b, err := hex.DecodeString(*sum); err != nil || len(b) != 16 {
 			return usageErrorf("-md5 %q is not 32 hexadecimal digits", *sum)
 		}
 		opt.MD5 = map[string]string{name: *sum}
 	}
-	dir, err := dataset.Get(context.Background(), name, *dataDir, opt)
+	dir, err := download.Get(context.Background(), name, *dataDir, opt)
 	switch {
 	case errors.Is(err, fs.ErrExist):
 		fmt.Fprintf(env.stderr, "%s exists already; not downloading it again (remove it to start over)\n", dir)
