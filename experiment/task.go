@@ -304,9 +304,9 @@ func (r *runner) summarizeTask(clean *RunResult, runs []*RunResult, s *RateSumma
 }
 
 // denseText returns the text a dense model encodes for d: DPR's
-// title [SEP] text under Config.PassageText, else DocText.
-func (r *runner) denseText(d dataset.Doc) string {
-	if r.cfg.PassageText {
+// title [SEP] text under Config.PassageText (passageText), else DocText.
+func denseText(d dataset.Doc, passageText bool) string {
+	if passageText {
 		return answer.PassageText(d.Title, d.Text)
 	}
 	return DocText(d)
