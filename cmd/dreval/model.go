@@ -4,14 +4,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/dreval/dreval/encoder/modelstore"
+	"github.com/dreval/dreval/internal/progress"
 )
 
 func init() {
@@ -134,14 +133,14 @@ func runModelGet(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	}
 	for _, m := range models {
 		in := &modelstore.Installer{Dir: *dir}
-		var bar *byteProgress
+		var bar *progress.Bar
 		if !*quiet {
-			bar = &byteProgress{w: env.stderr, name: m.Name, start: time.Now()}
-			in.Progress = bar.update
+			bar = progress.New(env.stderr)
+			in.Progress = func(done, total int64) { bar.Update("download "+m.Name, kib(done), kib(total), "KiB") }
 		}
 		downloaded, err := in.Install(context.Background(), m)
 		if bar != nil {
-			bar.finish()
+			bar.Done()
 		}
 		if err != nil {
 			return err
@@ -182,52 +181,3 @@ func catalogueNames() string {
 	sort.Strings(names)
 	return strings.Join(names, ", ")
 }
-
-// byteProgress draws a download progress line (bytes, rate, ETA) on w, at
-// most a few times a second.
-type byteProgress struct {
-	w     io.Writer
-	name  string
-	start time.Time
-	last  time.Time
-	done  int64
-	total int64
-	drawn bool
-}
-
-func (p *byteProgress) update(done, total int64) {
-	p.done, p.total = done, total
-	if now := time.Now(); now.Sub(p.last) >= 200*time.Millisecond {
-		p.last = now
-		p.draw()
-	}
-}
-
-func (p *byteProgress) draw() {
-	el := time.Since(p.start).Seconds()
-	rate := 0.0
-	if el > 0 {
-		rate = float64(p.done) / el
-	}
-	line := fmt.Sprintf("%s: %s", p.name, modelMiB(p.done))
-	if p.total > 0 {
-		line += fmt.Sprintf(" of %s (%3.0f%%)", modelMiB(p.total), 100*float64(p.done)/float64(p.total))
-	}
-	line += fmt.Sprintf(", %s/s", modelMiB(int64(rate)))
-	if p.total > 0 && rate > 0 && el >= 1 && p.done < p.total {
-		line += fmt.Sprintf(", ETA %s", time.Duration(float64(p.total-p.done)/rate*float64(time.Second)).Round(time.Second))
-	}
-	fmt.Fprintf(p.w, "\r%-70s", line)
-	p.drawn = true
-}
-
-func (p *byteProgress) finish() {
-	if p.done > 0 {
-		p.draw()
-	}
-	if p.drawn {
-		fmt.Fprintln(p.w)
-	}
-}
-
-func modelMiB(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
