@@ -102,9 +102,9 @@ type Options struct {
 	Progress Progress
 }
 
-// WeightFiles are the safetensors weight file names Load looks for, in
-// order.
-var WeightFiles = []string{"model.safetensors", "model.fp16.safetensors"}
+// WeightFiles returns the safetensors weight file names Load looks for, in
+// order (a new slice each call).
+func WeightFiles() []string { return []string{"model.safetensors", "model.fp16.safetensors"} }
 
 // ONNXFile is the ONNX graph Load reads the weights from when the
 // directory holds none of WeightFiles (a plain BERT export, see package
@@ -114,7 +114,7 @@ const ONNXFile = "model.onnx"
 // WeightFile returns the path of the weights Load reads in dir: the first
 // of WeightFiles present, else ONNXFile.
 func WeightFile(dir string) (string, error) {
-	for _, name := range append(WeightFiles[:len(WeightFiles):len(WeightFiles)], ONNXFile) {
+	for _, name := range append(WeightFiles(), ONNXFile) {
 		p := filepath.Join(dir, name)
 		if _, err := os.Stat(p); err == nil {
 			return p, nil
@@ -122,7 +122,7 @@ func WeightFile(dir string) (string, error) {
 			return "", err
 		}
 	}
-	return "", fmt.Errorf("%s holds no weights (expected one of %v, or %s)", dir, WeightFiles, ONNXFile)
+	return "", fmt.Errorf("%s holds no weights (expected one of %v, or %s)", dir, WeightFiles(), ONNXFile)
 }
 
 // Settings is what a model directory says besides its weights: the

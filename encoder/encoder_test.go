@@ -264,3 +264,10 @@ func TestReadMaxSeqLength(t *testing.T) {
 		t.Errorf("absent file: %d, %v", n, err)
 	}
 }
+
+func TestWeightFilesIsACopy(t *testing.T) {
+	WeightFiles()[0] = "changed"
+	if w := WeightFiles(); w[0] != "model.safetensors" || len(w) != 2 {
+		t.Errorf("WeightFiles %v", w)
+	}
+}

@@ -85,7 +85,7 @@ func WordPieceAnalyzer(tok *tokenizer.Tokenizer) func(string) []string {
 // "wordpiece" (its tokens; "" too), "words" (lower-cased words) or
 // "bigram" (CJK character bigrams, retrieval.BigramAnalyzer; the decoded
 // query's spaces between CJK characters are removed first, see JoinCJK).
-func OpenBM25(name, tokenizerPath, analyzer string) (*Model, error) {
+func OpenBM25(name, tokenizerPath string, analyzer Analyzer) (*Model, error) {
 	tok, err := tokenizer.Load(tokenizerPath)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -95,12 +95,12 @@ func OpenBM25(name, tokenizerPath, analyzer string) (*Model, error) {
 	}
 	m := &Model{Name: name, Kind: Lexical, Tokenizer: HFTokenizer{Tokenizer: tok}}
 	switch analyzer {
-	case "", "wordpiece":
-		m.Analyzer, m.AnalyzerName = WordPieceAnalyzer(tok), "wordpiece"
-	case "words":
-		m.Analyzer, m.AnalyzerName = retrieval.WordAnalyzer, "words"
-	case "bigram":
-		m.Analyzer, m.AnalyzerName = retrieval.BigramAnalyzer, "bigram"
+	case "", AnalyzerWordPiece:
+		m.Analyzer, m.AnalyzerName = WordPieceAnalyzer(tok), string(AnalyzerWordPiece)
+	case AnalyzerWords:
+		m.Analyzer, m.AnalyzerName = retrieval.WordAnalyzer, string(AnalyzerWords)
+	case AnalyzerBigram:
+		m.Analyzer, m.AnalyzerName = retrieval.BigramAnalyzer, string(AnalyzerBigram)
 	default:
 		return nil, fmt.Errorf("unknown BM25 analyser %q: want wordpiece, words or bigram", analyzer)
 	}
@@ -112,7 +112,7 @@ func OpenBM25(name, tokenizerPath, analyzer string) (*Model, error) {
 // engine.Open and the engine o.Engine ("auto", "go" or "ort"); when auto
 // does not use ONNX Runtime, the reason is in the model's Notes.
 func OpenDense(name, dir string, o ModelOptions) (*Model, error) {
-	em, err := engine.Open(dir, engine.Options{Engine: o.Engine, ORTLibrary: o.OrtLibrary})
+	em, err := engine.Open(dir, engine.Options{Engine: string(o.Engine), ORTLibrary: o.OrtLibrary})
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func newApp() *app {
 }
 
 func modelOptions() experiment.ModelOptions {
-	return experiment.ModelOptions{Engine: "go", ModelsDir: modelsDir, Analyzer: "wordpiece"}
+	return experiment.ModelOptions{Engine: experiment.EngineGo, ModelsDir: modelsDir, Analyzer: experiment.AnalyzerWordPiece}
 }
 
 // openLocal opens model name with the command line's registry, once; a

@@ -70,10 +70,9 @@ func runEncode(env *cliEnv, args []string) error {
 	case *threads < 0:
 		return usageErrorf("-threads must not be negative, got %d", *threads)
 	}
-	switch *engineFlag {
-	case engine.Auto, engine.Go, engine.ORT:
-	default:
-		return usageErrorf("-engine %q is not known (known: auto, go, ort)", *engineFlag)
+	eng, err := parseEngineFlag(*engineFlag)
+	if err != nil {
+		return err
 	}
 	var pooling encoder.Pooling
 	if *pool != "" {
@@ -98,7 +97,7 @@ func runEncode(env *cliEnv, args []string) error {
 		bar = progress.New(env.stderr)
 		opts.Progress = func(done, total int) { bar.Update("encoding", done, total, "texts") }
 	}
-	model, err := engine.Open(dir, engine.Options{Engine: *engineFlag, ORTLibrary: *ortLib, Encoder: opts})
+	model, err := engine.Open(dir, engine.Options{Engine: string(eng), ORTLibrary: *ortLib, Encoder: opts})
 	if err != nil {
 		return err
 	}

@@ -118,13 +118,21 @@ func runEval(env *cliEnv, args []string) error {
 			return fmt.Errorf("none of the default models (%s) is installed in %s: run \"make setup\", or name models with -models", evalDefaultModels, *modelsDir)
 		}
 	}
+	eng, err := parseEngineFlag(*engine)
+	if err != nil {
+		return err
+	}
+	an, err := experiment.ParseAnalyzer(*analyzer)
+	if err != nil {
+		return usageErrorf("-analyzer: %v", err)
+	}
 	cfg := experiment.Config{
 		Data:     evalSplitList(*data),
 		Split:    *split,
 		Models:   modelNames,
 		Registry: evalRegistry(),
 		ModelOptions: experiment.ModelOptions{
-			Engine: *engine, ModelsDir: *modelsDir, Analyzer: *analyzer,
+			Engine: eng, ModelsDir: *modelsDir, Analyzer: an,
 			OrtLibrary: *ortLib, BM25Tokenizer: *bm25Tok,
 		},
 		Seeds:     *seeds,
@@ -244,15 +252,29 @@ func evalDefaultCacheDir() string {
 // evalDefaultOrtLib is defaultORTLib; serve.go uses this name.
 func evalDefaultOrtLib() string { return defaultORTLib() }
 
+// parseEngineFlag reads an -engine flag (experiment.ParseEngine).
+func parseEngineFlag(s string) (experiment.Engine, error) {
+	e, err := experiment.ParseEngine(s)
+	if err != nil {
+		names := make([]string, 0, 3)
+		for _, e := range experiment.Engines() {
+			names = append(names, string(e))
+		}
+		return "", usageErrorf("-engine %q is not known (known: %s)", s, strings.Join(names, ", "))
+	}
+	return e, nil
+}
+
 // evalTaskFlags sets the task fields of cfg from the -task, -match,
 // -answer-k and -passage-text flags.
 func evalTaskFlags(cfg *experiment.Config, task, match, ks, passageText string) error {
-	if !slices.Contains(experiment.Tasks, task) {
-		return usageErrorf("-task %q: want one of %s", task, strings.Join(experiment.Tasks, ", "))
+	t, err := experiment.ParseTask(task)
+	if err != nil {
+		return usageErrorf("-task: %v", err)
 	}
-	cfg.Task = task
+	cfg.Task = t
 	if match != "" {
-		if task == experiment.TaskIR {
+		if t == experiment.TaskIR {
 			return usageErrorf("-match is for -task dpr or dureader")
 		}
 		for _, m := range evalSplitList(match) {
@@ -266,7 +288,7 @@ func evalTaskFlags(cfg *experiment.Config, task, match, ks, passageText string) 
 			cfg.AnswerModes = append(cfg.AnswerModes, mode)
 		}
 	}
-	if task != experiment.TaskIR {
+	if t != experiment.TaskIR {
 		k, err := parseAnswerKs(ks)
 		if err != nil {
 			return usageErrorf("-answer-k: %v", err)
@@ -275,7 +297,7 @@ func evalTaskFlags(cfg *experiment.Config, task, match, ks, passageText string) 
 	}
 	switch passageText {
 	case "auto":
-		cfg.PassageText = task == experiment.TaskDPR
+		cfg.PassageText = t == experiment.TaskDPR
 	case "on":
 		cfg.PassageText = true
 	case "off":

@@ -163,7 +163,7 @@ func runModelList(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		return usageErrorf("unexpected argument %q", fs.Arg(0))
 	}
 	in := &modelstore.Installer{Dir: *dir}
-	for _, m := range modelstore.Catalogue {
+	for _, m := range modelstore.Catalogue() {
 		state := "not installed"
 		if in.Check(m) == nil {
 			state = "installed in " + in.Path(m)
@@ -175,7 +175,7 @@ func runModelList(env *cliEnv, fs *flag.FlagSet, args []string) error {
 
 func catalogueNames() string {
 	var names []string
-	for _, m := range modelstore.Catalogue {
+	for _, m := range modelstore.Catalogue() {
 		names = append(names, m.Name)
 	}
 	sort.Strings(names)

@@ -86,10 +86,9 @@ func runModelDistill(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	case *sif < 0:
 		return usageErrorf("-sif must not be negative, got %v", *sif)
 	}
-	switch *engineFlag {
-	case engine.Auto, engine.Go, engine.ORT:
-	default:
-		return usageErrorf("-engine %q is not known (known: auto, go, ort)", *engineFlag)
+	eng, err := parseEngineFlag(*engineFlag)
+	if err != nil {
+		return err
 	}
 	src, err := resolveModel(*model, *models)
 	if err != nil {
@@ -102,7 +101,7 @@ func runModelDistill(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		return fmt.Errorf("-out %s is the source model's directory; choose another", *out)
 	}
 
-	m, err := engine.Open(src, engine.Options{Engine: *engineFlag, ORTLibrary: *ortLib, Encoder: encoder.Options{Threads: *threads}})
+	m, err := engine.Open(src, engine.Options{Engine: string(eng), ORTLibrary: *ortLib, Encoder: encoder.Options{Threads: *threads}})
 	if err != nil {
 		return err
 	}
@@ -182,7 +181,7 @@ func runModelDistill(env *cliEnv, fs *flag.FlagSet, args []string) error {
 func sourceFingerprint(dir string) (string, error) {
 	h := sha256.New()
 	names := []string{"config.json"}
-	for _, w := range encoder.WeightFiles {
+	for _, w := range encoder.WeightFiles() {
 		if fileExists(filepath.Join(dir, w)) {
 			names = append(names, w)
 			break

@@ -63,14 +63,14 @@ func runModelExportONNX(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	weights := ""
-	for _, name := range encoder.WeightFiles {
+	for _, name := range encoder.WeightFiles() {
 		if p := filepath.Join(dir, name); fileExists(p) {
 			weights = p
 			break
 		}
 	}
 	if weights == "" {
-		return fmt.Errorf("%s holds no safetensors weights (expected one of %v)", dir, encoder.WeightFiles)
+		return fmt.Errorf("%s holds no safetensors weights (expected one of %v)", dir, encoder.WeightFiles())
 	}
 	st, err := safetensors.ReadFile(weights)
 	if err != nil {

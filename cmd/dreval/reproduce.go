@@ -83,7 +83,11 @@ func runReproduce(env *cliEnv, args []string) error {
 	cfg.Data = evalSplitList(*data)
 	cfg.Models = names
 	cfg.Registry = evalRegistry()
-	cfg.ModelOptions = experiment.ModelOptions{Engine: *engine, ModelsDir: *modelsDir, OrtLibrary: *ortLib}
+	eng, err := parseEngineFlag(*engine)
+	if err != nil {
+		return err
+	}
+	cfg.ModelOptions = experiment.ModelOptions{Engine: eng, ModelsDir: *modelsDir, OrtLibrary: *ortLib}
 	cfg.Seeds = *seeds
 	cfg.Resamples = *resamples
 	cfg.Cache = experiment.DirCache{Dir: *cacheDir}

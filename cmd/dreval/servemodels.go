@@ -39,7 +39,7 @@ type serveModelEntry struct {
 	err  error
 }
 
-func newServeModels(dir, engine, ortLib, cacheDir string) *serveModels {
+func newServeModels(dir string, engine experiment.Engine, ortLib, cacheDir string) *serveModels {
 	return &serveModels{
 		dir:      dir,
 		opts:     experiment.ModelOptions{Engine: engine, ModelsDir: dir, OrtLibrary: ortLib},
