@@ -7,6 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v node >/dev/null || { echo "test-wasm: node is required" >&2; exit 1; }
 exec_wasm="$(go env GOROOT)/lib/wasm/go_js_wasm_exec"
-pkgs=(./wasm/ ./metrics/... ./answer/ ./experiment/ ./report/ ./perturb/ ./retrieval/ ./encoder/ ./encoder/tokenizer/ ./encoder/bert/ ./encoder/onnx/ ./encoder/static/ ./dataset/ ./ui/)
-GOOS=js GOARCH=wasm go vet ./wasm/ ./ui/ ./serve/worker/
+pkgs=(./wasm/ ./metrics/... ./answer/ ./experiment/ ./report/ ./perturb/ ./retrieval/ ./encoder/ ./encoder/tokenizer/ ./encoder/bert/ ./encoder/onnx/ ./encoder/static/ ./dataset/ ./internal/pylit/ ./results/ ./ui/)
+GOOS=js GOARCH=wasm go vet ./wasm/ ./ui/... ./serve/worker/
 GOOS=js GOARCH=wasm go test -count=1 -short "$@" -exec "$exec_wasm" "${pkgs[@]}"
