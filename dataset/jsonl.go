@@ -22,12 +22,22 @@ import (
 // name.
 type CorpusReader struct {
 	lr *lineReader
+	// textOnly: see NewTextReader.
+	textOnly bool
 }
 
 // NewCorpusReader returns a reader of r; name (usually the file name) is
 // used in error messages.
 func NewCorpusReader(r io.Reader, name string) *CorpusReader {
 	return &CorpusReader{lr: newLineReader(r, name)}
+}
+
+// NewTextReader returns a CorpusReader of r for documents read only for
+// their text, as "dreval encode" embeds them: "_id" may be left out (the
+// document's ID is then empty), and so may "text" when "title" is given;
+// an object with neither "text" nor "title" is an error.
+func NewTextReader(r io.Reader, name string) *CorpusReader {
+	return &CorpusReader{lr: newLineReader(r, name), textOnly: true}
 }
 
 // Line returns the number of the line the last document was read from.
@@ -43,14 +53,31 @@ func (r *CorpusReader) Next() (Doc, error) {
 	if err := nextJSON(r.lr, &raw); err != nil {
 		return Doc{}, err
 	}
-	id, err := idField(r.lr, raw.ID)
-	if err != nil {
-		return Doc{}, err
+	var d Doc
+	if r.textOnly {
+		if raw.Text == nil && raw.Title == nil {
+			return Doc{}, r.lr.errorf("the object has neither %q nor %q", "text", "title")
+		}
+		if len(raw.ID) > 0 && string(raw.ID) != "null" {
+			id, err := idField(r.lr, raw.ID)
+			if err != nil {
+				return Doc{}, err
+			}
+			d.ID = id
+		}
+	} else {
+		id, err := idField(r.lr, raw.ID)
+		if err != nil {
+			return Doc{}, err
+		}
+		if err := need(r.lr, "text", raw.Text, false); err != nil {
+			return Doc{}, err
+		}
+		d.ID = id
 	}
-	if err := need(r.lr, "text", raw.Text, false); err != nil {
-		return Doc{}, err
+	if raw.Text != nil {
+		d.Text = *raw.Text
 	}
-	d := Doc{ID: id, Text: *raw.Text}
 	if raw.Title != nil {
 		d.Title = *raw.Title
 	}

@@ -204,3 +204,27 @@ func FuzzReadAnswers(f *testing.F) {
 		}
 	})
 }
+
+func TestTextReader(t *testing.T) {
+	in := `{"text":"no id"}` + "\n" + `{"_id":7,"title":"only a title"}` + "\n\n" + `{"_id":"d","title":"T","text":"x"}` + "\n" + `{"id":1}` + "\n"
+	tr := NewTextReader(strings.NewReader(in), "docs.jsonl")
+	var got []Doc
+	var err error
+	for {
+		var d Doc
+		if d, err = tr.Next(); err != nil {
+			break
+		}
+		got = append(got, d)
+	}
+	want := []Doc{{"", "", "no id"}, {"7", "only a title", ""}, {"d", "T", "x"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if err == nil || err.Error() != `docs.jsonl:5: the object has neither "text" nor "title"` {
+		t.Errorf("got error %v", err)
+	}
+	if _, err := NewTextReader(strings.NewReader(`{"_id":1.5,"text":"x"}`), "f").Next(); err == nil || !strings.Contains(err.Error(), "not an integer") {
+		t.Errorf("a fractional id: %v", err)
+	}
+}

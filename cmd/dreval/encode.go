@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/encoder/ort"
+	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/progress"
 	"github.com/dreval/dreval/retrieval"
 )
@@ -166,38 +167,21 @@ func readTexts(env *cliEnv, path string) ([]string, error) {
 	return texts, nil
 }
 
+// readJSONLTexts reads the texts of a JSON lines file of documents with
+// dataset's reader (dataset.NewTextReader), each embedded as "dreval
+// eval" embeds a document (experiment.DocText: title and text).
 func readJSONLTexts(r io.Reader, path string) ([]string, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 64<<20)
+	cr := dataset.NewTextReader(r, path)
 	var texts []string
-	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if len(strings.TrimSpace(string(b))) == 0 {
-			continue
+	for {
+		d, err := cr.Next()
+		if err == io.EOF {
+			break
 		}
-		var rec struct {
-			Title *string `json:"title"`
-			Text  *string `json:"text"`
+		if err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal(b, &rec); err != nil {
-			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
-		}
-		if rec.Text == nil && rec.Title == nil {
-			return nil, fmt.Errorf("%s: line %d: the object has neither \"text\" nor \"title\"", path, line)
-		}
-		var parts []string
-		if rec.Title != nil && *rec.Title != "" {
-			parts = append(parts, *rec.Title)
-		}
-		if rec.Text != nil && *rec.Text != "" {
-			parts = append(parts, *rec.Text)
-		}
-		texts = append(texts, strings.Join(parts, " "))
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: line %d: %w", path, line+1, err)
+		texts = append(texts, experiment.DocText(d))
 	}
 	if len(texts) == 0 {
 		return nil, errors.New(path + ": no records")
