@@ -8,8 +8,13 @@
 // see Collection.NoQrels), TREC qrels and topics (SGML <top> blocks or
 // "qid<TAB>text" lines), and DPR question files (tab-separated question and
 // Python-style answer list, or JSON lines). It also embeds a small demo
-// collection written for dreval, loadable as Load("demo", "test"), and
-// downloads BEIR archives with Get.
+// collection written for dreval, loadable as Load("demo", "test").
+// Downloading BEIR archives is package dataset/download's job, kept apart
+// so that the browser app, which loads collections, carries no HTTP code.
+//
+// Qrels are read by metrics.ReadQrels, the parser "dreval metrics" uses
+// too, and JSON lines by this package's readers alone: an "_id" is a
+// string or an integer (see CorpusReader).
 //
 // Readers report problems with the file, line and field at fault. Loading
 // keeps everything it reads: judgments that name documents absent from the
