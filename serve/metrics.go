@@ -50,7 +50,7 @@ func (s *server) metrics(ctx context.Context, req *request) (*reply, error) {
 func evaluate(qrels, run *string, qrelsFormat string, measures []string, convention string, complete bool, level *int) (*metrics.Result, error) {
 	bad := func(format string, args ...any) error { return errorf(http.StatusBadRequest, format, args...) }
 	if qrels == nil {
-		return nil, bad(`"qrels" is missing: give the relevance judgments as text ("qid iter docid rel" lines, or a BEIR tsv with its header)`)
+		return nil, bad(`"qrels" is missing: give the relevance judgments as text ("qid iter docid rel" lines, or a BEIR tsv "query-id<TAB>corpus-id<TAB>score", with or without its header)`)
 	}
 	if run == nil {
 		return nil, bad(`"run" is missing: give the run as text ("qid Q0 docid rank score tag" lines)`)

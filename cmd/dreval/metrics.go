@@ -36,7 +36,7 @@ type evalFlags struct {
 }
 
 func (f *evalFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.qrels, "qrels", "", "relevance judgments `FILE` (TREC \"qid iter docid rel\" or BEIR tsv with header)")
+	fs.StringVar(&f.qrels, "qrels", "", "relevance judgments `FILE` (TREC \"qid iter docid rel\", or BEIR tsv with or without its header)")
 	fs.StringVar(&f.qrelsFormat, "qrels-format", "auto", "qrels format: auto, trec or beir")
 	fs.Var(&f.measures, "m", "measures (`NAMES`), repeatable or comma-separated: trec/beir map P.5,10 ndcg_cut.10 recall.100 recip_rank Rprec success.1 num_q ... (P alone = trec_eval's default cut-offs; official, all_trec); st accuracy@k precision@k recall@k mrr@k ndcg@k map@k; dureader MRR@10 recall@1 recall@50. Default: trec_eval's official set (implemented part), st's paper set, or dureader's trio")
 	fs.StringVar(&f.convention, "convention", "trec", "metric convention: trec, st, beir or dureader (see METRICS.md)")
