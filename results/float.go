@@ -1,6 +1,3 @@
-// Package results holds the results of an experiment as data, for the
-// packages that present them (report, ui, the CLI's outputs) without the
-// pipeline that computed them.
 package results
 
 import (
@@ -10,9 +7,7 @@ import (
 
 // Float is a float64 that encodes NaN and infinities as JSON null (and
 // decodes null as NaN): a p-value that cannot be computed (one query) is
-// shown as missing, never as a number. Finite values are written as
-// encoding/json writes a float64, in the shortest form that reads back
-// exactly.
+// shown as missing, never as a number.
 type Float float64
 
 // MarshalJSON implements json.Marshaler.

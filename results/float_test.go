@@ -40,26 +40,3 @@ func TestFloatJSON(t *testing.T) {
 		t.Error(`"x" decoded as a Float`)
 	}
 }
-
-func FuzzFloatJSON(f *testing.F) {
-	for _, s := range []string{"null", "0.5", "-1e308", "1e999", `"x"`, ""} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var x Float
-		if err := x.UnmarshalJSON(b); err != nil {
-			return
-		}
-		out, err := x.MarshalJSON()
-		if err != nil {
-			t.Fatalf("%q read as %v does not encode: %v", b, float64(x), err)
-		}
-		var y Float
-		if err := y.UnmarshalJSON(out); err != nil {
-			t.Fatal(err)
-		}
-		if !(float64(x) == float64(y) || math.IsNaN(float64(y))) {
-			t.Errorf("%q -> %v -> %s -> %v", b, float64(x), out, float64(y))
-		}
-	})
-}
