@@ -28,7 +28,13 @@ type lineScanner struct {
 
 func newLineScanner(r io.Reader, name string) *lineScanner {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 256<<10), maxLine)
+	initial := 256 << 10
+	// A reader that says it holds less (a strings.Reader of a request's
+	// qrels, a test's input) gets a buffer its size, not 256 KiB.
+	if l, ok := r.(interface{ Len() int }); ok && l.Len() < initial {
+		initial = l.Len() + 1
+	}
+	sc.Buffer(make([]byte, 0, initial), maxLine)
 	return &lineScanner{name: name, sc: sc}
 }
 
