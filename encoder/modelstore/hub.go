@@ -607,6 +607,9 @@ func (in *Installer) fetchFile(ctx context.Context, f plannedFile, dst string, r
 		}
 	}
 	if err != nil {
+		if st, serr := os.Stat(part); serr == nil && st.Size() == 0 {
+			os.Remove(part)
+		}
 		return "", err
 	}
 	sum, err := verify(part, f.remote)
@@ -713,13 +716,13 @@ func (in *Installer) downloadPart(ctx context.Context, f plannedFile, part strin
 		if ctx.Err() != nil {
 			return resumed, fmt.Errorf("GET %s (%s): %w", f.url, f.rel, ctx.Err())
 		}
-		return resumed, fmt.Errorf("GET %s (%s): after %d of %d bytes: %w: %w", f.url, f.rel, offset+n, want, errTransfer, err)
+		return resumed, fmt.Errorf("GET %s (%s): after %d of the %d bytes expected: %w: %w", f.url, f.rel, offset+n, want, errTransfer, err)
 	}
 	if n > limit {
 		return resumed, fmt.Errorf("GET %s (%s): more than the %d bytes expected", f.url, f.rel, offset+limit)
 	}
 	if want >= 0 && offset+n < want {
-		return resumed, fmt.Errorf("GET %s (%s): the answer ended after %d of %d bytes: %w", f.url, f.rel, offset+n, want, errTransfer)
+		return resumed, fmt.Errorf("GET %s (%s): the answer ended after %d of the %d bytes expected: %w", f.url, f.rel, offset+n, want, errTransfer)
 	}
 	return resumed, nil
 }
