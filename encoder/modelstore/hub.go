@@ -421,16 +421,17 @@ func (in *Installer) plan(ctx context.Context, m Model) (hubPlan, error) {
 				remote: remote,
 			})
 		}
-		for g, ok := range groups {
-			if !ok {
-				var names []string
-				for _, f := range r.Files {
-					if f.AnyOf == g {
-						names = append(names, f.Path)
-					}
-				}
-				return hubPlan{}, fmt.Errorf("model %s: %s has no %s file (none of %s)", m.Name, at, g, strings.Join(names, ", "))
+		for _, g := range r.Files {
+			if g.AnyOf == "" || groups[g.AnyOf] {
+				continue
 			}
+			var names []string
+			for _, f := range r.Files {
+				if f.AnyOf == g.AnyOf {
+					names = append(names, f.Path)
+				}
+			}
+			return hubPlan{}, fmt.Errorf("model %s: %s has no %s file (none of %s)", m.Name, at, g.AnyOf, strings.Join(names, ", "))
 		}
 		p.repos = append(p.repos, InstalledRepo{Repo: r.Repo, Revision: r.Revision, Commit: ri.Commit, Dir: r.Dir})
 	}
@@ -508,8 +509,11 @@ func (in *Installer) installHub(ctx context.Context, m Model) (bool, error) {
 	}
 	for i, f := range p.files {
 		dst := filepath.Join(staging, filepath.FromSlash(f.rel))
-		status := FileStatus{Path: f.rel, Index: i + 1, Count: len(p.files), Total: f.remote.Size}
+		status := FileStatus{Path: f.rel, Index: i + 1, Count: len(p.files), Total: f.remote.Size, Done: -1}
 		report := func(n int64) {
+			if n == status.Done {
+				return
+			}
 			status.Done = n
 			if in.FileProgress != nil {
 				in.FileProgress(status)
@@ -710,7 +714,9 @@ func (in *Installer) downloadPart(ctx context.Context, f plannedFile, part strin
 		limit = want - offset
 	}
 	w := &countingWriter{w: out, n: offset, report: report}
-	report(offset)
+	if offset > 0 {
+		report(offset) // where the download resumes
+	}
 	n, err := io.Copy(w, io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		if ctx.Err() != nil {
