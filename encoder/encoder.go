@@ -133,6 +133,32 @@ func (e *Encoder) WithPrompt(prompt string) (*Encoder, error) {
 	return &c, nil
 }
 
+// WithTokenizer returns a copy of e tokenizing with tok, which must have
+// the same vocabulary size (a tampered copy of e's tokenizer, say).
+func (e *Encoder) WithTokenizer(tok *tokenizer.Tokenizer) (*Encoder, error) {
+	if tok.VocabSize() != e.tok.VocabSize() {
+		return nil, fmt.Errorf("encoder: the new tokenizer has %d tokens, the model's %d", tok.VocabSize(), e.tok.VocabSize())
+	}
+	c := *e
+	c.tok = tok
+	return &c, nil
+}
+
+// WithMaxLength returns a copy of e truncating to n ids (special tokens
+// included; 0 keeps e's), checked against the model's positions by the
+// caller.
+func (e *Encoder) WithMaxLength(n int) (*Encoder, error) {
+	c := *e
+	if n == 0 {
+		return &c, nil
+	}
+	if n < 0 || n < e.tok.NumSpecial()+1 {
+		return nil, fmt.Errorf("encoder: maximum length %d leaves no room for text beside %d special tokens", n, e.tok.NumSpecial())
+	}
+	c.maxLen = n
+	return &c, nil
+}
+
 // ForSide returns the encoder of one side of retrieval ("query" or
 // "document") with the model's prompt for that side (Prompts.For).
 func (e *Encoder) ForSide(side string) (*Encoder, error) {

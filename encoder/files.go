@@ -1,6 +1,7 @@
 package encoder
 
 import (
+	"errors"
 	"io/fs"
 	"path"
 	"slices"
@@ -8,10 +9,15 @@ import (
 	"github.com/dreval/dreval/encoder/modelfiles"
 )
 
-// ModelFiles returns the files of d that make the model (modelfiles.Is),
+// ModelFiles returns the files of d that make the model (modelfiles.IsOf),
 // sorted: at its top and in its sentence-transformers module folders,
-// following symbolic links.
+// and, for a retriever's folder (a dreval.json naming towers), in its
+// towers and their module folders; symbolic links are followed.
 func ModelFiles(d Dir) ([]string, error) {
+	towers, err := towerFolders(d)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
 	var list func(sub string, depth int) error
 	list = func(sub string, depth int) error {
@@ -27,11 +33,11 @@ func ModelFiles(d Dir) ([]string, error) {
 				continue // a dangling link is no model file
 			}
 			switch {
-			case info.IsDir() && depth == 0:
-				if err := list(rel, 1); err != nil {
+			case info.IsDir() && (depth == 0 || depth == 1 && slices.Contains(towers, sub)):
+				if err := list(rel, depth+1); err != nil {
 					return err
 				}
-			case info.Mode().IsRegular() && modelfiles.Is(rel):
+			case info.Mode().IsRegular() && modelfiles.IsOf(rel, towers):
 				out = append(out, rel)
 			}
 		}
@@ -42,4 +48,32 @@ func ModelFiles(d Dir) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// towerFolders returns the tower folders d's dreval.json names; none
+// without one.
+func towerFolders(d Dir) ([]string, error) {
+	b, err := d.ReadFile(ManifestFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return modelfiles.Towers(b, d.Path(ManifestFile))
+}
+
+// LoadFiles returns the files of d a load reads: modelfiles.ToLoadOf of
+// its ModelFiles (each tower's too). Whoever copies a model to load it
+// elsewhere copies these.
+func LoadFiles(d Dir) ([]string, error) {
+	files, err := ModelFiles(d)
+	if err != nil {
+		return nil, err
+	}
+	towers, err := towerFolders(d)
+	if err != nil {
+		return nil, err
+	}
+	return modelfiles.ToLoadOf(files, towers), nil
 }

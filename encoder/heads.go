@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
@@ -154,6 +155,26 @@ func checkpointHead(s *Settings, cfgJSON []byte) (*Head, string, error) {
 		return nil, "", err
 	}
 	return &Head{Pooling: pc.Modes, ExcludePrompt: !pc.IncludePrompt}, "1_Pooling", nil
+}
+
+// poolerHead returns the head of BERT's pooler: the first token through
+// pooler.dense and tanh (the transformer's own tensors, under its
+// checkpoint's prefix), unnormalised: supervised SimCSE's "cls" pooling.
+func poolerHead(s *Settings) (*Head, error) {
+	names, err := tensorNames(s)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		if prefix, ok := strings.CutSuffix(n, "pooler.dense.weight"); ok {
+			d, err := denseFrom(s, prefix+"pooler.dense.", Tanh, s.Config.HiddenSize, s.Config.HiddenSize)
+			if err != nil {
+				return nil, err
+			}
+			return &Head{Pooling: CLS, Steps: []Step{d}}, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: pooling %q needs BERT's pooler, but the weights hold no pooler.dense.weight", s.Transformer.Path(s.Weights), Pooler)
 }
 
 // denseFrom returns the linear layer whose weight and bias are the

@@ -309,7 +309,11 @@ func ReadSettings(d Dir, o Options) (*Settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Pooling != "" {
+	if o.Pooling == Pooler {
+		if s.Head, err = poolerHead(s); err != nil {
+			return nil, err
+		}
+	} else if o.Pooling != "" {
 		p, err := ParsePooling(string(o.Pooling))
 		if err != nil {
 			return nil, err

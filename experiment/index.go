@@ -110,10 +110,12 @@ type CorpusSource struct {
 
 // CorpusVectors returns model m's vectors of corpus, one row per document,
 // as Run gets them: from o.Cache when it holds them under CacheKey(m's
-// fingerprint, the corpus hash), after checking that they were made with
-// m's tokenizer (its fingerprint: queries tokenized by one tokenizer never
-// meet documents encoded with another, the poisoning defence) and hold one
-// finite vector of m's dimension per document; else encoded (sorted by
+// document tower's fingerprint, the corpus hash), after checking that
+// they were made with the document tower's tokenizer, which for a
+// single-tower model is also the query tokenizer (its fingerprint:
+// queries tokenized by one tokenizer never meet documents encoded with
+// another, the poisoning defence), and hold one finite vector of m's
+// dimension per document; else encoded by the document tower (sorted by
 // length, in m's batches) and stored there. A cached entry that fails a
 // check is an error naming it, never silently replaced.
 func CorpusVectors(ctx context.Context, m *Model, corpus []dataset.Doc, o CorpusOptions) (*retrieval.Matrix, CorpusSource, error) {
@@ -121,16 +123,22 @@ func CorpusVectors(ctx context.Context, m *Model, corpus []dataset.Doc, o Corpus
 	if hash == "" {
 		hash = EncodedCorpusHash(corpus, o.PassageText)
 	}
-	key := CacheKey(m.Fingerprint, hash)
-	dim := m.Embedder.Dim()
+	doc := m.Document
+	key := CacheKey(doc.Fingerprint, hash)
+	dim := doc.Embedder.Dim()
 	if o.Cache != nil {
 		mat, meta, where, ok, err := o.Cache.Get(key)
 		if err != nil {
 			return nil, CorpusSource{}, fmt.Errorf("reading cached corpus embeddings: %w", err)
 		}
 		if ok {
-			if err := perturb.VerifyFingerprint(meta.TokenizerFingerprint, m.Tokenizer); err != nil {
+			if err := perturb.VerifyFingerprint(meta.TokenizerFingerprint, doc.Tokenizer); err != nil {
 				return nil, CorpusSource{}, fmt.Errorf("%s: %w (delete it to re-encode the corpus with the current tokenizer)", where, err)
+			}
+			if m.Towers <= 1 {
+				if err := perturb.VerifyFingerprint(meta.TokenizerFingerprint, m.Query.Tokenizer); err != nil {
+					return nil, CorpusSource{}, fmt.Errorf("%s: %w: the queries would be tokenized otherwise than the documents were", where, err)
+				}
 			}
 			if err := checkCorpusMatrix(mat, len(corpus), dim, corpus, where); err != nil {
 				return nil, CorpusSource{}, err
@@ -148,7 +156,7 @@ func CorpusVectors(ctx context.Context, m *Model, corpus []dataset.Doc, o Corpus
 	if o.Cache == nil {
 		return mat, CorpusSource{State: CorpusEncoded}, nil
 	}
-	meta := CacheMeta{Model: m.Name, ModelFingerprint: m.Fingerprint, TokenizerFingerprint: m.Tokenizer.Fingerprint(),
+	meta := CacheMeta{Model: m.Name, ModelFingerprint: doc.Fingerprint, TokenizerFingerprint: doc.Tokenizer.Fingerprint(),
 		CorpusSHA256: hash, Rows: mat.Rows, Dim: mat.Dim}
 	if err := o.Cache.Put(key, mat, meta); err != nil {
 		return mat, CorpusSource{State: CorpusEncoded, StoreErr: err}, nil
@@ -180,11 +188,12 @@ func checkCorpusMatrix(mat *retrieval.Matrix, rows, dim int, corpus []dataset.Do
 	return nil
 }
 
-// encodeCorpus tokenizes and embeds every document of corpus.
+// encodeCorpus tokenizes and embeds every document of corpus with m's
+// document tower.
 func encodeCorpus(ctx context.Context, m *Model, corpus []dataset.Doc, passageText bool, progress func(done, total int)) (*retrieval.Matrix, error) {
 	seqs := make([][]int32, len(corpus))
 	for i, d := range corpus {
-		seqs[i] = m.Tokenizer.EncodeIDs(denseText(d, passageText))
+		seqs[i] = m.Document.Tokenizer.EncodeIDs(denseText(d, passageText))
 	}
 	total := len(seqs)
 	var tick func(int)
@@ -196,24 +205,23 @@ func encodeCorpus(ctx context.Context, m *Model, corpus []dataset.Doc, passageTe
 			progress(done, total)
 		}
 	}
-	mat, err := embed(ctx, m, seqs, tick, func(i int) string { return fmt.Sprintf("document %q", corpus[i].ID) })
+	mat, err := embed(ctx, m.Document.Embedder, m.BatchSize, seqs, tick, func(i int) string { return fmt.Sprintf("document %q", corpus[i].ID) })
 	if err != nil {
 		return nil, fmt.Errorf("encoding the corpus: %w", err)
 	}
 	return mat, nil
 }
 
-// embed embeds seqs in batches of similar length (sorted by length, to cut
-// padding), returning the vectors in the order of seqs. name names an
-// input in errors.
-func embed(ctx context.Context, m *Model, seqs [][]int32, tick func(int), name func(int) string) (*retrieval.Matrix, error) {
-	dim := m.Embedder.Dim()
+// embed embeds seqs with emb in batches of bs (0: 32) of similar length
+// (sorted by length, to cut padding), returning the vectors in the order
+// of seqs. name names an input in errors.
+func embed(ctx context.Context, emb Embedder, bs int, seqs [][]int32, tick func(int), name func(int) string) (*retrieval.Matrix, error) {
+	dim := emb.Dim()
 	order := make([]int, len(seqs))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(seqs[b]), len(seqs[a])) })
-	bs := m.BatchSize
 	if bs <= 0 {
 		bs = 32
 	}
@@ -228,7 +236,7 @@ func embed(ctx context.Context, m *Model, seqs [][]int32, tick func(int), name f
 		for _, i := range order[lo:hi] {
 			batch = append(batch, seqs[i])
 		}
-		vecs, err := m.Embedder.EmbedIDs(batch)
+		vecs, err := emb.EmbedIDs(batch)
 		if err != nil {
 			return nil, err
 		}
@@ -254,7 +262,8 @@ func embed(ctx context.Context, m *Model, seqs [][]int32, tick func(int), name f
 	return mat, nil
 }
 
-// denseIndex searches corpus vectors by cosine.
+// denseIndex searches corpus vectors with the model's score (cosine or
+// dot product), the queries embedded by the query tower.
 type denseIndex struct {
 	m      *Model
 	docs   *retrieval.Matrix
@@ -301,7 +310,7 @@ func (d *denseIndex) warm(ctx context.Context, ids [][]int32, names []string, pr
 			progress(done, len(todo))
 		}
 	}
-	fresh, err := embed(ctx, d.m, todo, tick, func(j int) string { return fmt.Sprintf("query %q", names[todoAt[j]]) })
+	fresh, err := embed(ctx, d.m.Query.Embedder, d.m.BatchSize, todo, tick, func(j int) string { return fmt.Sprintf("query %q", names[todoAt[j]]) })
 	if err != nil {
 		return fmt.Errorf("encoding queries: %w", err)
 	}
@@ -323,7 +332,11 @@ func (d *denseIndex) search(ids [][]int32, names []string, k int) ([]metrics.Ran
 	for i := range ids {
 		copy(q.Row(i), d.memo[keys[i]])
 	}
-	hits, err := retrieval.TopK(d.docs, q, retrieval.Options{K: k, Scoring: retrieval.Cosine, DocIDs: d.docIDs})
+	scoring := retrieval.Cosine
+	if d.m.Score == Dot {
+		scoring = retrieval.Dot
+	}
+	hits, err := retrieval.TopK(d.docs, q, retrieval.Options{K: k, Scoring: scoring, DocIDs: d.docIDs})
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func newLexicalIndex(m *Model, corpus []dataset.Doc, docIDs []string) (*lexicalI
 func (l *lexicalIndex) search(ids [][]int32, names []string, k int) ([]metrics.Ranked, error) {
 	texts := make([]string, len(ids))
 	for i, s := range ids {
-		texts[i] = l.m.Tokenizer.Decode(s, true)
+		texts[i] = l.m.Query.Tokenizer.Decode(s, true)
 		if l.m.AnalyzerName == "bigram" {
 			texts[i] = JoinCJK(texts[i])
 		}

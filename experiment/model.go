@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/perturb"
 	"github.com/dreval/dreval/results"
@@ -54,22 +55,62 @@ const (
 	Lexical = results.Lexical
 )
 
-// Model is one retriever under evaluation.
+// Score is how a dense model scores a query against a document.
+type Score = encoder.Similarity
+
+// The scores.
+const (
+	Cosine = encoder.Cosine
+	Dot    = encoder.Dot
+)
+
+// Tower is one side of a model: the tokenizer of its texts and, for a
+// dense model, the embedder of their ids.
+type Tower struct {
+	// Tokenizer tokenizes the side's texts (with the side's prompt); the
+	// perturbations act on the query tower's ids.
+	Tokenizer Tokenizer
+	// Embedder embeds (dense models).
+	Embedder Embedder
+	// Fingerprint identifies the tower's weights and settings (its
+	// prompt, maximum length and engine included, its tokenizer not); the
+	// document tower's keys the corpus embedding cache with the corpus
+	// hash.
+	Fingerprint string
+	// Engine names what computes the side's embeddings ("go", "ort",
+	// "static"); empty for lexical models.
+	Engine string
+	// Dir is the tower's folder, and Description what it does after the
+	// transformer ("mean, normalized"), for the results.
+	Dir, Description string
+	// Prompt is put before every text of the side ("" for none).
+	Prompt string
+	// MaxLength is the side's truncation length in ids (0: none).
+	MaxLength int
+}
+
+// Model is one retriever under evaluation: a query tower, a document
+// tower and a score. A single-tower model's towers share their weights
+// (and embedder), differing at most in their prompts.
 type Model struct {
 	// Name is the name results and run files use ("minilm", "bm25").
 	Name string
 	Kind Kind
-	// Fingerprint identifies the model's weights and settings; with the
-	// corpus hash it keys the corpus embedding cache.
+	// Fingerprint identifies the whole model: both towers and the
+	// score.
 	Fingerprint string
-	// Engine names what computes the embeddings ("go", "ort"); empty for
-	// lexical models.
+	// Engine names what computes the embeddings (the document tower's);
+	// empty for lexical models.
 	Engine string
-	// Tokenizer tokenizes queries (and, for dense models, documents); the
-	// perturbations act on its ids.
-	Tokenizer Tokenizer
-	// Embedder embeds (dense models).
-	Embedder Embedder
+	// Query and Document are the model's sides. A lexical model has a
+	// query tokenizer (perturbed, then decoded for BM25) and no embedders.
+	Query, Document Tower
+	// Score is how a dense model scores (Cosine or Dot); ScoreFrom says
+	// where it came from (engine.Retriever's ScoreFrom).
+	Score     Score
+	ScoreFrom string
+	// Towers is 1, or 2 when the sides are two encoders.
+	Towers int
 	// Analyzer turns a text into index terms (lexical models).
 	Analyzer func(text string) []string
 	// AnalyzerName describes Analyzer in the results ("wordpiece",
@@ -84,20 +125,39 @@ type Model struct {
 	Close func() error
 }
 
+// DenseModel returns a single-tower dense model: both sides tokenize with tok
+// and embed with emb, scored by cosine, the whole model identified by
+// fingerprint.
+func DenseModel(name, fingerprint, engine string, tok Tokenizer, emb Embedder) *Model {
+	t := Tower{Tokenizer: tok, Embedder: emb, Fingerprint: fingerprint, Engine: engine}
+	return &Model{Name: name, Kind: Dense, Fingerprint: fingerprint, Engine: engine, Query: t, Document: t, Score: Cosine, Towers: 1}
+}
+
 func (m *Model) check() error {
 	if m.Name == "" {
 		return fmt.Errorf("model has no name")
 	}
-	if m.Tokenizer == nil {
-		return fmt.Errorf("model %s has no tokenizer", m.Name)
+	if m.Query.Tokenizer == nil {
+		return fmt.Errorf("model %s has no query tokenizer", m.Name)
 	}
 	switch m.Kind {
 	case Dense:
-		if m.Embedder == nil {
-			return fmt.Errorf("dense model %s has no embedder", m.Name)
+		for _, t := range []struct {
+			side string
+			t    Tower
+		}{{"query", m.Query}, {"document", m.Document}} {
+			if t.t.Tokenizer == nil || t.t.Embedder == nil {
+				return fmt.Errorf("dense model %s has no %s tokenizer or embedder", m.Name, t.side)
+			}
+			if t.t.Embedder.Dim() <= 0 {
+				return fmt.Errorf("dense model %s: %s embedding dimension %d, want > 0", m.Name, t.side, t.t.Embedder.Dim())
+			}
 		}
-		if m.Embedder.Dim() <= 0 {
-			return fmt.Errorf("dense model %s: embedding dimension %d, want > 0", m.Name, m.Embedder.Dim())
+		if q, d := m.Query.Embedder.Dim(), m.Document.Embedder.Dim(); q != d {
+			return fmt.Errorf("dense model %s: query vectors of %d values, document vectors of %d: they cannot be compared", m.Name, q, d)
+		}
+		if m.Score != Cosine && m.Score != Dot {
+			return fmt.Errorf("dense model %s: score %q, want %s or %s", m.Name, m.Score, Cosine, Dot)
 		}
 	case Lexical:
 		if m.Analyzer == nil {
@@ -163,6 +223,12 @@ type ModelOptions struct {
 	BM25Tokenizer string
 	// OrtLibrary is the ONNX Runtime shared library for engine "ort".
 	OrtLibrary string
+	// Score, when set, overrides how dense models score (their files',
+	// manifest's or family's rule otherwise).
+	Score Score
+	// QueryPrompt and DocumentPrompt, when set, override the dense
+	// models' prompts ("" for none).
+	QueryPrompt, DocumentPrompt *string
 	// Files, when set, holds ModelsDir, BM25Tokenizer and every model
 	// directory named (slash-separated paths in it) instead of the disk:
 	// the browser app keeps its models in memory.

@@ -18,13 +18,15 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 		Kind:                 m.Kind,
 		Engine:               m.Engine,
 		Fingerprint:          m.Fingerprint,
-		TokenizerFingerprint: m.Tokenizer.Fingerprint(),
+		TokenizerFingerprint: m.Query.Tokenizer.Fingerprint(),
 		Notes:                m.Notes,
 	}
 	if m.Kind == Lexical {
 		mr.Analyzer = m.AnalyzerName
 	} else {
-		mr.Dim = m.Embedder.Dim()
+		mr.Dim = m.Query.Embedder.Dim()
+		mr.Score, mr.ScoreFrom, mr.Towers = string(m.Score), m.ScoreFrom, max(m.Towers, 1)
+		mr.Query, mr.Document = towerResult(m.Query), towerResult(m.Document)
 	}
 	start := time.Now()
 	idx, cacheState, err := r.index(c, dsName, corpusHash, m)
@@ -37,7 +39,7 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 	start = time.Now()
 	rates := r.cfg.perturbedRates()
 	seeds := r.cfg.seedList()
-	tok := m.Tokenizer
+	tok := m.Query.Tokenizer
 	clean := make([][]int32, len(queries))
 	for i, q := range queries {
 		clean[i] = tok.EncodeIDs(q.Text)
@@ -153,6 +155,12 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 	}
 	mr.QuerySeconds = time.Since(start).Seconds()
 	return mr, nil
+}
+
+// towerResult describes tower t in the results.
+func towerResult(t Tower) *results.TowerResult {
+	return &results.TowerResult{Dir: t.Dir, Engine: t.Engine, Fingerprint: t.Fingerprint, TokenizerFingerprint: t.Tokenizer.Fingerprint(),
+		Head: t.Description, Prompt: t.Prompt, MaxLength: t.MaxLength}
 }
 
 // FormatRate writes a rate as short as it reads, as run names do: 0.05,

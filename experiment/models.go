@@ -146,7 +146,9 @@ func WordPieceAnalyzer(tok *tokenizer.Tokenizer) func(string) []string {
 // character bigrams, retrieval.BigramAnalyzer; the decoded query's spaces
 // between CJK characters are removed first, see JoinCJK).
 func OpenBM25(name string, tok *tokenizer.Tokenizer, analyzer Analyzer) (*Model, error) {
-	m := &Model{Name: name, Kind: Lexical, Tokenizer: HFTokenizer{Tokenizer: tok}}
+	m := &Model{Name: name, Kind: Lexical, Towers: 1}
+	m.Query.Tokenizer = HFTokenizer{Tokenizer: tok}
+	m.Document.Tokenizer = m.Query.Tokenizer
 	switch analyzer {
 	case "", AnalyzerWordPiece:
 		m.Analyzer, m.AnalyzerName = WordPieceAnalyzer(tok), string(AnalyzerWordPiece)
@@ -161,36 +163,99 @@ func OpenBM25(name string, tok *tokenizer.Tokenizer, analyzer Analyzer) (*Model,
 	return m, nil
 }
 
-// OpenDense opens the dense model in d (BERT-family or static) with
-// engine.Open and the engine o.Engine ("auto", "go" or "ort"); when auto
-// does not use ONNX Runtime, the reason is in the model's Notes.
+// EncoderTokenizer is a dense model's side tokenizing as its encoder
+// does (encoder.Encoder.EncodeIDs: the side's prompt and lower-casing
+// applied, truncated to its maximum length) and otherwise its tokenizer.
+type EncoderTokenizer struct {
+	*encoder.Encoder
+}
+
+// EncodeIDs implements Tokenizer.
+func (t EncoderTokenizer) EncodeIDs(text string) []int32 { return t.Encoder.EncodeIDs(text) }
+
+// VocabSize implements perturb.Vocabulary.
+func (t EncoderTokenizer) VocabSize() int { return t.Tokenizer().VocabSize() }
+
+// IsSpecial implements perturb.Vocabulary.
+func (t EncoderTokenizer) IsSpecial(id int32) bool { return t.Tokenizer().IsSpecial(id) }
+
+// PadID implements perturb.Vocabulary.
+func (t EncoderTokenizer) PadID() int32 { return t.Tokenizer().PadID() }
+
+// Decode implements perturb.Vocabulary.
+func (t EncoderTokenizer) Decode(ids []int32, skipSpecial bool) string {
+	return t.Tokenizer().Decode(ids, skipSpecial)
+}
+
+// Fingerprint implements Tokenizer: the tokenizer's own (package
+// tokenizer's Fingerprint).
+func (t EncoderTokenizer) Fingerprint() string { return t.Tokenizer().Fingerprint() }
+
+// Swapped implements Swapper: the same side with the tokenizer's pairs of
+// vocabulary entries swapped.
+func (t EncoderTokenizer) Swapped(pairs [][2]int32) (Tokenizer, error) {
+	bad, err := t.Tokenizer().WithSwappedTokens(pairs)
+	if err != nil {
+		return nil, err
+	}
+	e, err := t.Encoder.WithTokenizer(bad)
+	if err != nil {
+		return nil, err
+	}
+	return EncoderTokenizer{e}, nil
+}
+
+// OpenDense opens the dense retriever in d (a BERT-family or static model
+// folder, or a two-tower folder with a dreval.json: engine.OpenRetriever)
+// with the engine o.Engine ("auto", "go" or "ort"), its score and prompts
+// overridden as o says; when auto does not use ONNX Runtime, the reason is
+// in the model's Notes.
 func OpenDense(name string, d encoder.Dir, o ModelOptions) (*Model, error) {
-	em, err := engine.Open(d, engine.Options{Engine: string(o.Engine), ORTLibrary: o.OrtLibrary})
+	r, err := engine.OpenRetriever(d, engine.RetrieverOptions{
+		Options: engine.Options{Engine: string(o.Engine), ORTLibrary: o.OrtLibrary},
+		Score:   o.Score, QueryPrompt: o.QueryPrompt, DocumentPrompt: o.DocumentPrompt,
+	})
 	if err != nil {
 		return nil, err
 	}
 	m := &Model{
 		Name:      name,
 		Kind:      Dense,
-		Tokenizer: HFTokenizer{Tokenizer: em.Tokenizer(), MaxLength: em.MaxLength()},
-		Embedder:  em.Embedder(),
-		Engine:    em.Info.Engine,
+		Engine:    r.DocumentInfo.Engine,
+		Score:     r.Score,
+		ScoreFrom: r.ScoreFrom,
+		Towers:    r.Towers,
 		BatchSize: 32,
-		Close:     em.Close,
+		Close:     r.Close,
 	}
-	m.Notes = append(m.Notes, "engine "+em.Info.String())
-	// The fingerprint covers the files that make the vectors (weights,
-	// config, pooling and length settings), the truncation length and the
-	// engine (engines differ in the last float bits), not the tokenizer: a
-	// changed tokenizer must meet the stored corpus vectors and be caught
-	// by the fingerprint check.
-	// Every file a load reads but the tokenizer's (modelfiles.ToLoad):
-	// the configuration, the weights, sentence-transformers' modules and
-	// settings (pooling, maximum length, prompts, heads).
+	m.Notes = append(m.Notes, "engine "+r.DocumentInfo.String())
+	if r.Towers > 1 {
+		m.Notes = append(m.Notes, "query tower engine "+r.QueryInfo.String())
+	}
+	m.Notes = append(m.Notes, fmt.Sprintf("score %s (%s)", r.Score, r.ScoreFrom))
+	if m.Query, err = openTower(name, r.QueryDir, r.Query, r.QueryInfo); err != nil {
+		r.Close()
+		return nil, err
+	}
+	if m.Document, err = openTower(name, r.DocumentDir, r.Document, r.DocumentInfo); err != nil {
+		r.Close()
+		return nil, err
+	}
+	m.Fingerprint = safeKey(name) + "-" + m.Engine + "-" + digest(m.Query.Fingerprint, m.Document.Fingerprint, string(m.Score))[:24]
+	return m, nil
+}
+
+// openTower describes one side of a retriever as a Tower. Its fingerprint
+// covers the files that make the vectors (every file a load reads but the
+// tokenizer's, modelfiles.ToLoad: the configuration, the weights,
+// sentence-transformers' modules and settings), the prompt, the
+// truncation length and the engine (engines differ in the last float
+// bits), not the tokenizer: a changed tokenizer must meet the stored
+// corpus vectors and be caught by the fingerprint check.
+func openTower(name string, d encoder.Dir, e *encoder.Encoder, info engine.Info) (Tower, error) {
 	all, err := encoder.ModelFiles(d)
 	if err != nil {
-		em.Close()
-		return nil, err
+		return Tower{}, err
 	}
 	var files []string
 	for _, f := range modelfiles.ToLoad(all) {
@@ -200,11 +265,29 @@ func OpenDense(name string, d encoder.Dir, o ModelOptions) (*Model, error) {
 	}
 	wfp, err := fileDigest(d, files...)
 	if err != nil {
-		em.Close()
-		return nil, err
+		return Tower{}, err
 	}
-	m.Fingerprint = safeKey(name) + "-" + m.Engine + "-" + digest(wfp, strconv.Itoa(em.MaxLength()), m.Engine)[:24]
-	return m, nil
+	parts := []string{wfp, strconv.Itoa(e.MaxLength()), info.Engine}
+	if e.Prompt() != "" {
+		parts = append(parts, "prompt", e.Prompt())
+	}
+	t := Tower{
+		Tokenizer:   EncoderTokenizer{e},
+		Embedder:    e.Embedder(),
+		Fingerprint: safeKey(name) + "-" + info.Engine + "-" + digest(parts...)[:24],
+		Engine:      info.Engine,
+		Dir:         d.Name(),
+		Prompt:      e.Prompt(),
+		MaxLength:   e.MaxLength(),
+		Description: "static token table, mean, normalized",
+	}
+	if h := e.Head(); h != nil {
+		t.Description = h.String()
+		if e.Layout() != "" {
+			t.Description += " (" + e.Layout() + ")"
+		}
+	}
+	return t, nil
 }
 
 // fileDigest returns the hex SHA-256 over the named files of d, each

@@ -68,8 +68,8 @@ func TestOpenDenseEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := [][]int32{goModel.Tokenizer.EncodeIDs("how do stars twinkle"), goModel.Tokenizer.EncodeIDs("a")}
-	want, err := goModel.Embedder.EmbedIDs(ids)
+	ids := [][]int32{goModel.Query.Tokenizer.EncodeIDs("how do stars twinkle"), goModel.Query.Tokenizer.EncodeIDs("a")}
+	want, err := goModel.Query.Embedder.EmbedIDs(ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestOpenDenseEngines(t *testing.T) {
 	if auto.Fingerprint == goModel.Fingerprint {
 		t.Errorf("the ort and go engines share the fingerprint %q", auto.Fingerprint)
 	}
-	got, err := auto.Embedder.EmbedIDs(ids)
+	got, err := auto.Query.Embedder.EmbedIDs(ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,8 +153,8 @@ func TestOpenDenseONNXOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := [][]int32{ref.Tokenizer.EncodeIDs("how do stars twinkle"), ref.Tokenizer.EncodeIDs("a")}
-	want, err := ref.Embedder.EmbedIDs(ids)
+	ids := [][]int32{ref.Query.Tokenizer.EncodeIDs("how do stars twinkle"), ref.Query.Tokenizer.EncodeIDs("a")}
+	want, err := ref.Query.Embedder.EmbedIDs(ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestOpenDenseONNXOnly(t *testing.T) {
 		if err != nil {
 			t.Fatalf("config.json %v: %v", withConfig, err)
 		}
-		got, err := om.Embedder.EmbedIDs(ids)
+		got, err := om.Query.Embedder.EmbedIDs(ids)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,60 +3,64 @@ package experiment
 import (
 	"fmt"
 
+	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/encoder/tokenizer"
 )
 
-// TextEncoder is a dense model seen as a text encoder: texts to token ids
-// (special tokens added, truncated to the model's maximum length) and ids
-// to vectors. It has the method set of serve.Encoder (and its
-// EngineNamer), which "dreval serve" answers /api/encode with.
+// TextEncoder is one side of a dense model seen as a text encoder: texts
+// to token ids (the side's prompt and lower-casing applied, special tokens
+// added, truncated to the side's maximum length) and ids to vectors. It
+// has the method set of serve.Encoder (and its EngineNamer), which
+// "dreval serve" answers /api/encode with.
 type TextEncoder struct {
-	m   *Model
-	tok HFTokenizer
+	tower Tower
+	tok   EncoderTokenizer
 }
 
-// NewTextEncoder returns m as a TextEncoder; m must be a dense model with
-// a Hugging Face tokenizer.
-func NewTextEncoder(m *Model) (*TextEncoder, error) {
-	if m.Kind != Dense || m.Embedder == nil {
+// NewTextEncoder returns side ("query" or "document"; "" is "document")
+// of m as a TextEncoder; m must be a dense model whose side tokenizes as
+// an encoder (EncoderTokenizer).
+func NewTextEncoder(m *Model, side string) (*TextEncoder, error) {
+	if m.Kind != Dense {
 		return nil, fmt.Errorf("model %q is not a dense model", m.Name)
 	}
-	tok, ok := m.Tokenizer.(HFTokenizer)
-	if !ok {
-		return nil, fmt.Errorf("model %q: its tokenizer (%T) is not a Hugging Face tokenizer", m.Name, m.Tokenizer)
+	var t Tower
+	switch side {
+	case engine.Query:
+		t = m.Query
+	case engine.Document, "":
+		t = m.Document
+	default:
+		return nil, fmt.Errorf("side %q: want %s or %s", side, engine.Query, engine.Document)
 	}
-	return &TextEncoder{m: m, tok: tok}, nil
+	tok, ok := t.Tokenizer.(EncoderTokenizer)
+	if !ok || t.Embedder == nil {
+		return nil, fmt.Errorf("model %q: its %s side (%T) is not an encoder's", m.Name, side, t.Tokenizer)
+	}
+	return &TextEncoder{tower: t, tok: tok}, nil
 }
 
 // Tokenize returns the ids of each text and how many texts were
 // truncated.
-func (e *TextEncoder) Tokenize(texts []string) ([][]int32, int) {
-	ids := make([][]int32, len(texts))
-	truncated := 0
-	for i, t := range texts {
-		enc := e.tok.EncodeWith(t, tokenizer.Options{AddSpecial: true, MaxLength: e.tok.MaxLength})
-		ids[i] = enc.IDs
-		if enc.Truncated > 0 {
-			truncated++
-		}
-	}
-	return ids, truncated
-}
+func (e *TextEncoder) Tokenize(texts []string) ([][]int32, int) { return e.tok.Tokenize(texts) }
 
 // EmbedIDs returns one vector per sequence of ids.
 func (e *TextEncoder) EmbedIDs(ids [][]int32) ([][]float32, error) {
-	return e.m.Embedder.EmbedIDs(ids)
+	return e.tower.Embedder.EmbedIDs(ids)
 }
 
 // Dim is the vectors' dimension.
-func (e *TextEncoder) Dim() int { return e.m.Embedder.Dim() }
+func (e *TextEncoder) Dim() int { return e.tower.Embedder.Dim() }
 
 // VocabSize is the number of token ids the model accepts.
 func (e *TextEncoder) VocabSize() int { return e.tok.VocabSize() }
 
 // MaxLength is the most ids a sequence has.
-func (e *TextEncoder) MaxLength() int { return e.tok.MaxLength }
+func (e *TextEncoder) MaxLength() int { return e.tok.MaxLength() }
 
 // Engine names the engine computing the vectors ("go", "ort",
 // "static").
-func (e *TextEncoder) Engine() string { return e.m.Engine }
+func (e *TextEncoder) Engine() string { return e.tower.Engine }
+
+// Tokenizer returns the side's tokenizer.
+func (e *TextEncoder) Tokenizer() *tokenizer.Tokenizer { return e.tok.Tokenizer() }

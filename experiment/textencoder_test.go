@@ -21,7 +21,7 @@ func TestTextEncoder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	e, err := experiment.NewTextEncoder(m)
+	e, err := experiment.NewTextEncoder(m, "query")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestTextEncoder(t *testing.T) {
 	if truncated != 1 {
 		t.Errorf("truncated = %d, want 1 (the long text)", truncated)
 	}
-	if want := m.Tokenizer.EncodeIDs("Hello world"); !slices.Equal(ids[0], want) {
+	if want := m.Query.Tokenizer.EncodeIDs("Hello world"); !slices.Equal(ids[0], want) {
 		t.Errorf("ids %v, want the model's %v", ids[0], want)
 	}
 	if len(ids[1]) != e.MaxLength() || e.MaxLength() != 256 {
@@ -40,7 +40,7 @@ func TestTextEncoder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct, err := m.Embedder.EmbedIDs(ids[:1])
+	direct, err := m.Query.Embedder.EmbedIDs(ids[:1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestTextEncoder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := experiment.NewTextEncoder(bm25); err == nil || !strings.Contains(err.Error(), "not a dense model") {
+	if _, err := experiment.NewTextEncoder(bm25, "query"); err == nil || !strings.Contains(err.Error(), "not a dense model") {
 		t.Errorf("bm25: err %v, want \"not a dense model\"", err)
 	}
 }

@@ -67,13 +67,28 @@ func ModelsTable(res *results.Results) *Table {
 	t := &Table{
 		Name:    "models",
 		Title:   "Models",
-		Header:  []string{"Dataset", "Model", "Kind", "Engine / analyser", "Model fingerprint", "Tokenizer fingerprint", "Corpus vectors"},
+		Header:  []string{"Dataset", "Model", "Kind", "Engine / analyser", "Score", "Query side", "Document side", "Model fingerprint", "Tokenizer fingerprint", "Corpus vectors"},
 		Groups:  map[int]bool{},
-		Caption: "Fingerprints shortened; the corpus vectors were loaded from the cache (hit), encoded and stored, or encoded without a cache.",
+		Caption: "Score: how a dense model scores (from its files, its dreval.json, or an option). Sides: what each tower does after the transformer, and its prompt. Fingerprints shortened; the corpus vectors were loaded from the cache (hit), encoded and stored, or encoded without a cache.",
+	}
+	side := func(tw *results.TowerResult) string {
+		if tw == nil {
+			return ""
+		}
+		s := tw.Head
+		if tw.Prompt != "" {
+			s += fmt.Sprintf("; prompt %q", tw.Prompt)
+		}
+		return s
 	}
 	for _, d := range res.Datasets {
 		for _, m := range d.Models {
+			score := m.Score
+			if m.Towers > 1 {
+				score += " (two towers)"
+			}
 			t.Rows = append(t.Rows, []Cell{TextCell(d.Name), TextCell(m.Model), TextCell(string(m.Kind)), TextCell(m.Engine + m.Analyzer),
+				TextCell(score), TextCell(side(m.Query)), TextCell(side(m.Document)),
 				TextCell(short(m.Fingerprint)), TextCell(short(m.TokenizerFingerprint)), TextCell(m.CorpusCache)})
 		}
 	}

@@ -225,10 +225,32 @@ func Claims(res *results.Results) string {
 	var b strings.Builder
 	b.WriteString("The study reports that dense retrievers lose effectiveness under tokenizer poisoning (query token ids shifted), that the drop grows from 5% to 20% of the tokens perturbed, and that all the models it tests are affected: BERT, DPR, Contriever, SimCSE and ANCE. ")
 	b.WriteString("We cannot run those models here: we run the models installed (" + strings.Join(res.Config.Models, ", ") + "), so the model-by-model numbers are not comparable; what can be compared is the shape of the findings. ")
+	if scores := denseScores(res); len(scores) == 1 && scores[0] == "cos" {
+		b.WriteString("As the study did (\"we used cosine similarity\"), every dense model is scored by cosine here, whatever its own score (DPR, ANCE and Contriever are dot-product models; dreval eval scores them by dot product). ")
+	} else if len(scores) > 0 {
+		b.WriteString("Unlike the study, which scored every model by cosine, the dense models here are scored as their files say (" + strings.Join(scores, ", ") + "). ")
+	}
 	if len(res.Config.Seeds) < 5 {
 		fmt.Fprintf(&b, "Note: %d seeds, fewer than the protocol's 5. ", len(res.Config.Seeds))
 	}
 	return b.String()
+}
+
+// denseScores returns the scores of the dense models of res, each once,
+// sorted.
+func denseScores(res *results.Results) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, ds := range res.Datasets {
+		for _, m := range ds.Models {
+			if m.Kind == results.Dense && m.Score != "" && !seen[m.Score] {
+				seen[m.Score] = true
+				out = append(out, m.Score)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // ReproductionTables returns the tables of the reproduction in the

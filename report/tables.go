@@ -122,7 +122,7 @@ func ConventionTable(res *results.Results, ds *results.DatasetResult, c metrics.
 		Title:   ds.Name + ct.title,
 		Header:  append([]string{"Model", "Run"}, labels(c, measures)...),
 		Groups:  map[int]bool{},
-		Caption: seedsNote(res) + " " + ct.caption,
+		Caption: seedsNote(res) + " " + ct.caption + scoresNote(ds),
 	}
 	if c == metrics.ConventionST {
 		t.Title = fmt.Sprintf("%s (%d queries, %d documents)", ds.Name, ds.Judged, ds.Docs)
@@ -143,6 +143,29 @@ func ConventionTable(res *results.Results, ds *results.DatasetResult, c metrics.
 		}
 	}
 	return t
+}
+
+// scoresNote says how the dataset's dense models scored, as " Scores:
+// minilm cosine, dpr dot product." ("" without dense models).
+func scoresNote(ds *results.DatasetResult) string {
+	var parts []string
+	for _, m := range ds.Models {
+		if m.Kind != results.Dense || m.Score == "" {
+			continue
+		}
+		name := map[string]string{"cos": "cosine", "dot": "dot product"}[m.Score]
+		if name == "" {
+			name = m.Score
+		}
+		if m.Towers > 1 {
+			name += ", two towers"
+		}
+		parts = append(parts, m.Model+" "+name)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " Scores: " + strings.Join(parts, "; ") + "."
 }
 
 // noQrelsTable is the table without rows that stands for a qrels-based

@@ -160,6 +160,14 @@ type ModelResult struct {
 	Dim                  int    `json:"dim,omitempty"`
 	// Notes are the model's remarks, such as why an engine was chosen.
 	Notes []string `json:"notes,omitempty"`
+	// Score is how a dense model scored ("cos" or "dot"), ScoreFrom where
+	// that came from ("model", "manifest", "option", "default"), Towers
+	// its number of encoders (1 or 2), and Query and Document its sides.
+	Score     string       `json:"score,omitempty"`
+	ScoreFrom string       `json:"score_from,omitempty"`
+	Towers    int          `json:"towers,omitempty"`
+	Query     *TowerResult `json:"query_tower,omitempty"`
+	Document  *TowerResult `json:"document_tower,omitempty"`
 	// CorpusCache says where the corpus vectors came from: "hit" (the
 	// cache), "stored" (encoded and stored), "encoded" (no cache), or ""
 	// for lexical models.
@@ -201,6 +209,19 @@ func (m *ModelResult) Run(rate float64, seed uint64) *RunResult {
 		}
 	}
 	return nil
+}
+
+// TowerResult describes one side of a dense model: its folder, the
+// engine that ran it, its fingerprints, what it does after the
+// transformer, its prompt and maximum length.
+type TowerResult struct {
+	Dir                  string `json:"dir,omitempty"`
+	Engine               string `json:"engine,omitempty"`
+	Fingerprint          string `json:"fingerprint"`
+	TokenizerFingerprint string `json:"tokenizer_fingerprint"`
+	Head                 string `json:"head,omitempty"`
+	Prompt               string `json:"prompt,omitempty"`
+	MaxLength            int    `json:"max_length,omitempty"`
 }
 
 // RunResult is one run: the clean one or one (rate, seed).

@@ -11,7 +11,7 @@ if [ -n "$unformatted" ]; then
   echo "gofmt would change:" >&2; echo "$unformatted" >&2; exit 1
 fi
 echo "test: go test" >&2
-go test -count=1 ./...
+go test -count=1 -timeout 45m ./...
 echo "test: the browser's packages under js/wasm (node)" >&2
 scripts/test-wasm.sh
 echo "test: fuzz" >&2

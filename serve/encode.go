@@ -12,19 +12,22 @@ import (
 )
 
 // encodeRequest is the body of POST /api/encode: texts, or token ids
-// (special tokens included, as the model reads them), not both. Engine,
-// when given, is the engine the vectors must come from ("go", "ort",
-// "static"): a client that compares them with vectors it computed itself
-// asks for its own engine, and gets 409 from a server that encodes with
-// another.
+// (special tokens included, as the model reads them), not both. Side is
+// the side of retrieval the texts are ("query" or "document", the
+// default): a retriever's query and document encoders may differ (two
+// towers, prompts). Engine, when given, is the engine the vectors must
+// come from ("go", "ort", "static"): a client that compares them with
+// vectors it computed itself asks for its own engine, and gets 409 from a
+// server that encodes with another.
 type encodeRequest struct {
 	Model  string    `json:"model"`
+	Side   string    `json:"side"`
 	Engine string    `json:"engine"`
 	Texts  []string  `json:"texts"`
 	IDs    [][]int32 `json:"ids"`
 }
 
-const encodeWhat = `{"model": "minilm", "texts": [...]} or {"model": "minilm", "ids": [[...], ...]}, optionally with "engine": "go"`
+const encodeWhat = `{"model": "minilm", "texts": [...]} or {"model": "minilm", "ids": [[...], ...]}, optionally with "side": "query" or "document" (the default) and "engine": "go"`
 
 // encodeResponse is the JSON reply of POST /api/encode.
 type encodeResponse struct {
@@ -61,13 +64,18 @@ func (s *server) encode(ctx context.Context, req *request) (*reply, error) {
 		return nil, errorf(http.StatusBadRequest, `"texts" or "ids" is required (expected %s)`, encodeWhat)
 	case er.Engine != "" && !validName(er.Engine):
 		return nil, errorf(http.StatusBadRequest, "engine %q: not an engine name (letters, digits, '.', '_' and '-')", er.Engine)
+	case er.Side != "" && er.Side != SideQuery && er.Side != SideDocument:
+		return nil, errorf(http.StatusBadRequest, "side %q: expected %q or %q", er.Side, SideQuery, SideDocument)
+	}
+	if er.Side == "" {
+		er.Side = SideDocument
 	}
 	n := max(len(er.Texts), len(er.IDs))
 	if n > s.limits.MaxTexts {
 		return nil, errorf(http.StatusBadRequest, "%d sequences: the limit is %d per request", n, s.limits.MaxTexts)
 	}
 	binaryOut := acceptsBinary(req.accept)
-	enc, err := s.opts.Encoder(ctx, er.Model)
+	enc, err := s.opts.Encoder(ctx, er.Model, er.Side)
 	if err != nil {
 		if errors.Is(err, ErrUnknownModel) {
 			return nil, errorf(http.StatusNotFound, "%v", err)

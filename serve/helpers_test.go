@@ -89,8 +89,11 @@ func (f *fakeEncoder) VocabSize() int { return f.vocab }
 func (f *fakeEncoder) MaxLength() int { return f.maxLen }
 
 // fakeFactory serves f as model "fake" and knows no other.
-func fakeFactory(f Encoder) func(context.Context, string) (Encoder, error) {
-	return func(_ context.Context, name string) (Encoder, error) {
+func fakeFactory(f Encoder) func(context.Context, string, string) (Encoder, error) {
+	return func(_ context.Context, name, side string) (Encoder, error) {
+		if side != SideQuery && side != SideDocument {
+			return nil, fmt.Errorf("side %q reached the factory", side)
+		}
 		if name != "fake" {
 			return nil, fmt.Errorf("model %q is not installed: %w", name, ErrUnknownModel)
 		}

@@ -26,7 +26,7 @@ func TestEncodeMiniLM(t *testing.T) {
 	}
 	ts := newTestServer(t, Options{
 		Models: os.DirFS(sharedtest.ModelsDir()),
-		Encoder: func(_ context.Context, name string) (Encoder, error) {
+		Encoder: func(_ context.Context, name, _ string) (Encoder, error) {
 			if name != "minilm" {
 				return nil, ErrUnknownModel
 			}

@@ -25,6 +25,12 @@ type Encoder interface {
 	MaxLength() int
 }
 
+// The sides of retrieval /api/encode encodes for.
+const (
+	SideQuery    = "query"
+	SideDocument = "document"
+)
+
 // EngineNamer is implemented by an Encoder that names the engine computing
 // its vectors ("go", "ort", "static", as experiment.Model.Engine does).
 // An /api/encode request that asks for an engine is refused (409) unless
@@ -64,9 +70,10 @@ type Options struct {
 	// /models/ serves its allowed files, and /api/perturb loads
 	// NAME/tokenizer.json from it.
 	Models fs.FS
-	// Encoder opens a model for /api/encode; nil answers 501. It is
-	// called for each request: cache the models it opens.
-	Encoder func(ctx context.Context, model string) (Encoder, error)
+	// Encoder opens side (SideQuery or SideDocument) of a model for
+	// /api/encode; nil answers 501. It is called for each request: cache
+	// the models it opens.
+	Encoder func(ctx context.Context, model, side string) (Encoder, error)
 	// Demo returns a model's demo corpus embeddings for /data/demo/; nil
 	// serves none. A successful result is computed once per model and
 	// kept in memory.

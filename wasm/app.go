@@ -16,6 +16,7 @@ import (
 	"syscall/js"
 	"time"
 
+	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/memfs"
 	"github.com/dreval/dreval/metrics"
@@ -37,7 +38,7 @@ type app struct {
 	registry *experiment.Registry
 	// servers holds, per model, the server embedder probeServer found
 	// (nil: encode here) and why not.
-	servers map[string]serverChoice
+	servers map[string]serverChoice // by model and side
 	// files holds the models and uploads (see files.go); served is the
 	// site's model index, fetched the models already in files.
 	files   *memfs.FS
@@ -106,31 +107,46 @@ func (a *app) open(ctx context.Context, name string, _ experiment.ModelOptions) 
 	}
 	cp := *m
 	cp.Close = nil // kept open for the next run
-	if m.Kind == experiment.Dense && !isUpload(name) {
-		a.mu.Lock()
-		sc, ok := a.servers[name]
-		a.mu.Unlock()
-		if !ok {
-			sc.emb, sc.why = probeServer(name, m)
-			a.mu.Lock()
-			a.servers[name] = sc
-			a.mu.Unlock()
-		}
-		if sc.emb != nil {
-			cp.Embedder = sc.emb
+	if m.Kind != experiment.Dense {
+		return &cp, nil
+	}
+	if !isUpload(name) {
+		q, qwhy := a.server(name, engine.Query, m.Query)
+		d, dwhy := a.server(name, engine.Document, m.Document)
+		if q != nil && d != nil {
+			cp.Query.Embedder, cp.Document.Embedder = q, d
 			cp.Notes = append(slices.Clone(m.Notes), "encoding with the server's api/encode (engine "+m.Engine+", the browser's own)")
 			return &cp, nil
 		}
-		cp.Notes = append(slices.Clone(m.Notes), "encoding in the browser ("+sc.why+")")
-	} else if isUpload(name) {
+		why := qwhy
+		if why == "" {
+			why = dwhy
+		}
+		cp.Notes = append(slices.Clone(m.Notes), "encoding in the browser ("+why+")")
+	} else {
 		cp.Notes = append(slices.Clone(m.Notes), "encoding in the browser (an uploaded model)")
 	}
-	if m.Kind == experiment.Dense {
-		if peers := a.peerList(); len(peers) > 0 {
-			cp.Embedder = &helperEmbedder{local: m.Embedder, model: name, peers: peers, a: a}
-		}
+	if peers := a.peerList(); len(peers) > 0 {
+		cp.Query.Embedder = &helperEmbedder{local: m.Query.Embedder, model: name, side: engine.Query, peers: peers, a: a}
+		cp.Document.Embedder = &helperEmbedder{local: m.Document.Embedder, model: name, side: engine.Document, peers: peers, a: a}
 	}
 	return &cp, nil
+}
+
+// server returns the server's embedder of side of model name (t its
+// tower here), probed once, or nil and why not.
+func (a *app) server(name, side string, t experiment.Tower) (*serverEmbedder, string) {
+	key := name + "\x00" + side
+	a.mu.Lock()
+	sc, ok := a.servers[key]
+	a.mu.Unlock()
+	if !ok {
+		sc.emb, sc.why = probeServer(name, side, t)
+		a.mu.Lock()
+		a.servers[key] = sc
+		a.mu.Unlock()
+	}
+	return sc.emb, sc.why
 }
 
 // runRequest is a "run" message.
@@ -315,11 +331,15 @@ func (a *app) embed(msg js.Value) ([]byte, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	vecs, err := m.Embedder.EmbedIDs(ids)
+	emb := m.Document.Embedder
+	if msg.Get("side").String() == engine.Query {
+		emb = m.Query.Embedder
+	}
+	vecs, err := emb.EmbedIDs(ids)
 	if err != nil {
 		return nil, 0, err
 	}
-	dim := m.Embedder.Dim()
+	dim := emb.Dim()
 	out := make([]byte, 0, len(vecs)*dim*4)
 	for _, v := range vecs {
 		for _, x := range v {
@@ -387,7 +407,7 @@ func (a *app) bench(msg js.Value) (map[string]any, error) {
 	if m.Kind != experiment.Dense {
 		return nil, fmt.Errorf("bench: model %s does not embed", name)
 	}
-	full := m.Tokenizer.EncodeIDs(strings.Repeat("the quick brown fox jumps over the lazy dog near the river bank ", 20))
+	full := m.Document.Tokenizer.EncodeIDs(strings.Repeat("the quick brown fox jumps over the lazy dog near the river bank ", 20))
 	if len(full) < tokens {
 		return nil, fmt.Errorf("bench: the model keeps %d ids, fewer than %d", len(full), tokens)
 	}
@@ -398,10 +418,10 @@ func (a *app) bench(msg js.Value) (map[string]any, error) {
 	}
 	// With "all", the batches are split between this worker and its
 	// helpers as a run splits them (helperEmbedder), 32 sequences each.
-	emb, workers := m.Embedder, 1
+	emb, workers := m.Document.Embedder, 1
 	if msg.Get("all").Truthy() {
 		if peers := a.peerList(); len(peers) > 0 {
-			emb, workers = &helperEmbedder{local: m.Embedder, model: name, peers: peers, a: a}, 1+len(peers)
+			emb, workers = &helperEmbedder{local: m.Document.Embedder, model: name, side: engine.Document, peers: peers, a: a}, 1+len(peers)
 		}
 	}
 	if _, err := emb.EmbedIDs(seqs[:min(n, workers)]); err != nil { // warm up (every worker)

@@ -50,6 +50,7 @@ func (a *app) peerList() []*peer {
 type helperEmbedder struct {
 	local experiment.Embedder
 	model string
+	side  string // the model's side the helpers embed with
 	peers []*peer
 	a     *app
 }
@@ -83,7 +84,7 @@ func (h *helperEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 		h.a.mu.Unlock()
 		data, lens := packIDs(ids[lo:hi])
 		p.port.Call("postMessage", js.ValueOf(map[string]any{
-			"type": "embed", "id": id, "model": h.model, "data": jsBytes(data), "lens": jsBytes(lens),
+			"type": "embed", "id": id, "model": h.model, "side": h.side, "data": jsBytes(data), "lens": jsBytes(lens),
 		}))
 		pending = append(pending, sent{p, id, lo, hi})
 	}

@@ -49,6 +49,7 @@ func (q reproduceRequest) Config(reg *experiment.Registry, cache experiment.Cach
 	}
 	cfg.Registry = reg
 	cfg.ModelOptions = opts
+	cfg.ModelOptions.Score = experiment.StudyScore // the study's cosine, as dreval reproduce
 	cfg.Cache = cache
 	cfg.Version = buildVersion()
 	return cfg, cfg.Validate()

@@ -99,24 +99,27 @@ func postJSON(url string, body []byte, accept string) (*fetchReply, error) {
 // encodeBody is the JSON body of an /api/encode request.
 type encodeBody struct {
 	Model  string    `json:"model"`
+	Side   string    `json:"side"`
 	Engine string    `json:"engine"`
 	IDs    [][]int32 `json:"ids"`
 }
 
-// serverEmbedder embeds through the server's /api/encode.
+// serverEmbedder embeds side of a model through the server's
+// /api/encode.
 type serverEmbedder struct {
-	url, model, engine string
-	dim                int
+	url, model, side, engine string
+	dim                      int
 }
 
-// probeServer returns an embedder of model name through the server when
-// the server encodes it with m's engine and dimension; else nil and why.
-func probeServer(name string, m *experiment.Model) (*serverEmbedder, string) {
+// probeServer returns an embedder of side of model name through the
+// server when the server encodes it with tower t's engine and dimension;
+// else nil and why.
+func probeServer(name, side string, t experiment.Tower) (*serverEmbedder, string) {
 	u, err := encodeURL()
 	if err != nil {
 		return nil, err.Error()
 	}
-	body, err := json.Marshal(encodeBody{Model: name, Engine: m.Engine, IDs: [][]int32{}})
+	body, err := json.Marshal(encodeBody{Model: name, Side: side, Engine: t.Engine, IDs: [][]int32{}})
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -133,17 +136,17 @@ func probeServer(name string, m *experiment.Model) (*serverEmbedder, string) {
 	if err := json.Unmarshal(resp.body, &r); err != nil || r.Dim == nil {
 		return nil, "the server's api/encode did not answer an encode reply"
 	}
-	if *r.Dim != m.Embedder.Dim() {
-		return nil, fmt.Sprintf("the server's %s has %d dimensions, this one %d", name, *r.Dim, m.Embedder.Dim())
+	if *r.Dim != t.Embedder.Dim() {
+		return nil, fmt.Sprintf("the server's %s has %d dimensions, this one %d", name, *r.Dim, t.Embedder.Dim())
 	}
-	return &serverEmbedder{url: u, model: name, engine: m.Engine, dim: *r.Dim}, ""
+	return &serverEmbedder{url: u, model: name, side: side, engine: t.Engine, dim: *r.Dim}, ""
 }
 
 func (s *serverEmbedder) Dim() int { return s.dim }
 
 // EmbedIDs posts ids to /api/encode and reads the binary reply.
 func (s *serverEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
-	body, err := json.Marshal(encodeBody{Model: s.model, Engine: s.engine, IDs: ids})
+	body, err := json.Marshal(encodeBody{Model: s.model, Side: s.side, Engine: s.engine, IDs: ids})
 	if err != nil {
 		return nil, err
 	}

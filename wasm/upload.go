@@ -20,8 +20,10 @@ func (a *app) checkModel(msg js.Value) (map[string]any, error) {
 		return nil, err
 	}
 	out := map[string]any{"model": name, "kind": string(m.Kind), "engine": m.Engine, "fingerprint": m.Fingerprint}
-	if m.Embedder != nil {
-		out["dim"] = m.Embedder.Dim()
+	if m.Document.Embedder != nil {
+		out["dim"] = m.Document.Embedder.Dim()
+		out["score"] = string(m.Score)
+		out["towers"] = m.Towers
 	}
 	if w, err := encoder.WeightFile(encoder.FSDir(a.files, path.Join(modelsDir, name))); err == nil && isUpload(name) {
 		out["weights"] = w

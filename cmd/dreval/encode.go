@@ -26,14 +26,16 @@ func init() {
 	})
 }
 
-const encodeUsage = `-model NAME|DIR -in FILE -out FILE.npy [flags]
+const encodeUsage = `-model NAME|DIR -in FILE -out FILE.npy [-side query|document] [flags]
 
 Input: a .jsonl file (one object per line with "text" and optional "title",
 embedded as title + " " + text; blank lines are skipped) or, for any other
 extension, plain text with one text per line (an empty line is an empty
 text, embedded as [CLS] [SEP]). Output: an (n, dim) '<f4' .npy matrix, row i
-the L2-normalised embedding of input i. Texts longer than -max-len ids are
-truncated; their number is reported.
+the embedding of input i as the model makes it for -side: a two-tower
+retriever's query or document encoder, with the side's prompt; normalised
+only where the model says so (a dot-product model keeps its norms). Texts
+longer than -max-len ids are truncated; their number is reported.
 
 Engines: -engine auto runs ONNX Runtime when this build has cgo, the library
 (-ort-lib) loads and the model directory holds model.onnx (write it with
@@ -49,7 +51,10 @@ func runEncode(env *cliEnv, args []string) error {
 	out := fs.String("out", "", "output .npy `file`")
 	engineFlag := fs.String("engine", "auto", "encoder `engine`: auto (ort when it can run the model, else go), go (pure Go) or ort (ONNX Runtime; needs a cgo build, the library and model.onnx)")
 	ortLib := fs.String("ort-lib", defaultORTLib(), "ONNX Runtime shared `library` for -engine ort/auto (default from $DREVAL_ORT_LIB, else where make setup installs it)")
-	pool := fs.String("pool", "", "pooling: mean or cls (default: the model's, else mean)")
+	pool := fs.String("pool", "", "pooling: cls, mean, max, mean_sqrt_len_tokens, weightedmean, lasttoken, several joined by +, or pooler (default: the model's)")
+	side := fs.String("side", engine.Document, "the side of retrieval the texts are: query or document (a retriever's encoder and prompt of that side)")
+	prompt := fs.String("prompt", "", "`text` put before every input instead of the model's prompt of -side")
+	noPrompt := fs.Bool("no-prompt", false, "put no prompt before the inputs, whatever the model says")
 	batch := fs.Int("batch", 32, "sequences per forward pass")
 	maxLen := fs.Int("max-len", 0, "truncate texts to this many ids, [CLS] and [SEP] included (default: the tokenizer's)")
 	threads := fs.Int("threads", 0, "goroutines per forward pass for go, intra-op threads for ort (default: one per core)")
@@ -76,12 +81,26 @@ func runEncode(env *cliEnv, args []string) error {
 		return err
 	}
 	var pooling encoder.Pooling
-	if *pool != "" {
+	if *pool != "" && *pool != encoder.Pooler {
 		p, err := encoder.ParsePooling(*pool)
 		if err != nil {
 			return usageErrorf("-pool: %v", err)
 		}
 		pooling = p
+	} else if *pool == encoder.Pooler {
+		pooling = encoder.Pooler
+	}
+	if *side != engine.Query && *side != engine.Document {
+		return usageErrorf("-side %q: want query or document", *side)
+	}
+	var promptOverride *string
+	switch {
+	case *noPrompt && *prompt != "":
+		return usageErrorf("-prompt and -no-prompt exclude each other")
+	case *noPrompt:
+		promptOverride = new(string)
+	case *prompt != "":
+		promptOverride = prompt
 	}
 	dir, err := resolveModel(*modelFlag, *models)
 	if err != nil {
@@ -98,13 +117,27 @@ func runEncode(env *cliEnv, args []string) error {
 		bar = progress.New(env.stderr)
 		opts.Progress = func(done, total int) { bar.Update("encoding", done, total, "texts") }
 	}
-	model, err := engine.Open(encoder.OSDir(dir), engine.Options{Engine: string(eng), ORTLibrary: *ortLib, Encoder: opts})
+	ro := engine.RetrieverOptions{Options: engine.Options{Engine: string(eng), ORTLibrary: *ortLib, Encoder: opts}}
+	if *side == engine.Query {
+		ro.QueryPrompt = promptOverride
+	} else {
+		ro.DocumentPrompt = promptOverride
+	}
+	r, err := engine.OpenRetriever(encoder.OSDir(dir), ro)
 	if err != nil {
 		return err
 	}
-	defer model.Close()
-	enc := model.Encoder
-	fmt.Fprintf(env.stderr, "engine: %s; model %s; %d texts; max length %d\n", model.Info, dir, len(texts), enc.MaxLength())
+	defer r.Close()
+	enc, err := r.Side(*side)
+	if err != nil {
+		return err
+	}
+	info := r.DocumentInfo
+	if *side == engine.Query {
+		info = r.QueryInfo
+	}
+	fmt.Fprintf(env.stderr, "engine: %s; model %s, %s side (%d tower(s), score %s); prompt %q; %d texts; max length %d\n",
+		info, dir, *side, r.Towers, r.Score, enc.Prompt(), len(texts), enc.MaxLength())
 	start := time.Now()
 	vecs, truncated, err := enc.Encode(texts)
 	if bar != nil {

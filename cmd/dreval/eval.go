@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/dreval/dreval/answer"
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/perturb"
 	"github.com/dreval/dreval/report"
@@ -63,6 +64,9 @@ const evalDefaultModels = "minilm,static,bm25"
 func evalInstalled(names []string, dir string) (installed, missing []string) {
 	for _, n := range names {
 		need := filepath.Join(dir, n, "config.json")
+		if fileExists(filepath.Join(dir, n, encoder.ManifestFile)) {
+			need = filepath.Join(dir, n, encoder.ManifestFile)
+		}
 		if n == "bm25" {
 			need = filepath.Join(dir, "minilm", "tokenizer.json")
 		}
@@ -92,6 +96,10 @@ func runEval(env *cliEnv, args []string) error {
 	ortLib := fs.String("ort-lib", defaultORTLib(), "ONNX Runtime shared `library` for -engine ort/auto (default from $DREVAL_ORT_LIB, else where make setup installs it)")
 	bm25Tok := fs.String("bm25-tokenizer", "", "tokenizer.json `FILE` bm25 perturbs and decodes queries with (default: minilm's); for Chinese use bert-base-chinese's")
 	analyzer := fs.String("analyzer", "wordpiece", "BM25 analyser: wordpiece (the minilm tokenizer's tokens), words, or bigram (CJK character bigrams, for Chinese)")
+	score := fs.String("score", "model", "how dense models score: model (each model's own: its similarity_fn_name, dreval.json or family), cos or dot")
+	queryPrompt := fs.String("query-prompt", "", "`text` put before every query instead of the models' query prompts (-no-prompts for none)")
+	docPrompt := fs.String("doc-prompt", "", "`text` put before every document instead of the models' document prompts")
+	noPrompts := fs.Bool("no-prompts", false, "put no prompt before queries or documents, whatever the models say")
 	cacheDir := fs.String("cache", evalDefaultCacheDir(), "corpus embedding cache `directory`")
 	noCache := fs.Bool("no-cache", false, "neither read nor write the corpus embedding cache")
 	examples := fs.Int("examples", experiment.DefaultExamples, "decoded perturbed queries kept per model and rate")
@@ -171,6 +179,9 @@ func runEval(env *cliEnv, args []string) error {
 		cfg.Examples = -1
 	}
 	if err := evalTaskFlags(&cfg, *task, *match, *answerKs, *passageText); err != nil {
+		return err
+	}
+	if err := evalScoreFlags(&cfg.ModelOptions, *score, *queryPrompt, *docPrompt, *noPrompts); err != nil {
 		return err
 	}
 	if !*noCache {
@@ -265,6 +276,33 @@ func parseEngineFlag(s string) (experiment.Engine, error) {
 		return "", usageErrorf("-engine %q is not known (known: %s)", s, strings.Join(names, ", "))
 	}
 	return e, nil
+}
+
+// evalScoreFlags sets the score and prompt overrides of o from the
+// -score, -query-prompt, -doc-prompt and -no-prompts flags.
+func evalScoreFlags(o *experiment.ModelOptions, score, queryPrompt, docPrompt string, noPrompts bool) error {
+	if score != "model" {
+		s, err := encoder.ParseSimilarity(score)
+		if err != nil {
+			return usageErrorf("-score: %v (or model)", err)
+		}
+		o.Score = s
+	}
+	if noPrompts && (queryPrompt != "" || docPrompt != "") {
+		return usageErrorf("-no-prompts excludes -query-prompt and -doc-prompt")
+	}
+	switch {
+	case noPrompts:
+		o.QueryPrompt, o.DocumentPrompt = new(string), new(string)
+	default:
+		if queryPrompt != "" {
+			o.QueryPrompt = &queryPrompt
+		}
+		if docPrompt != "" {
+			o.DocumentPrompt = &docPrompt
+		}
+	}
+	return nil
 }
 
 // evalTaskFlags sets the task fields of cfg from the -task, -match,

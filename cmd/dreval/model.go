@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/modelstore"
 	"github.com/dreval/dreval/internal/progress"
 )
@@ -72,25 +73,37 @@ func modelsDirFlag(fs *flag.FlagSet) *string {
 
 // resolveModel returns the directory of the -model flag's value name: name
 // itself when it is a path (it holds a path separator, or is "." or "..")
-// or a directory holding config.json, else the installed model of that
-// name under modelsDir. The directory must hold config.json; the error
-// says which directory lacked it and how to install a model.
+// or a model directory, else the installed model of that name under
+// modelsDir. A model directory holds config.json, or a retriever's
+// dreval.json (two towers); the error says which directory lacked them
+// and how to install a model.
 func resolveModel(name, modelsDir string) (string, error) {
 	isPath := strings.ContainsAny(name, `/\`) || name == "." || name == ".."
-	if !isPath && fileExists(filepath.Join(name, "config.json")) {
+	if !isPath && installed(name) {
 		return name, nil
 	}
 	if isPath {
-		if _, err := os.Stat(filepath.Join(name, "config.json")); err != nil {
-			return "", fmt.Errorf("-model %s: not a model directory (is it a model directory? it has no config.json; \"dreval model get\" installs one): %w", name, err)
+		if !installed(name) {
+			return "", fmt.Errorf("-model %s: not a model directory (it has no config.json, nor a dreval.json naming two towers; \"dreval model get\" installs one)", name)
 		}
 		return name, nil
 	}
 	dir := filepath.Join(modelsDir, name)
-	if !fileExists(filepath.Join(dir, "config.json")) {
-		return "", fmt.Errorf("model %q is not installed in %s; run \"dreval model get %s\" (or pass a model directory: is %s a model directory? it has no config.json)", name, modelsDir, name, dir)
+	if !installed(dir) {
+		return "", fmt.Errorf("model %q is not installed in %s; run \"dreval model get %s\" (or pass a model directory: is %s a model directory? it has no config.json nor dreval.json)", name, modelsDir, name, dir)
 	}
 	return dir, nil
+}
+
+// installed reports whether dir holds a model: its config.json, or a
+// retriever's dreval.json.
+func installed(dir string) bool {
+	for _, f := range []string{"config.json", encoder.ManifestFile} {
+		if fileExists(filepath.Join(dir, f)) {
+			return true
+		}
+	}
+	return false
 }
 
 func defaultModelsDir() string {

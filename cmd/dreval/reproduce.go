@@ -87,7 +87,9 @@ func runReproduce(env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg.ModelOptions = experiment.ModelOptions{Engine: eng, ModelsDir: *modelsDir, OrtLibrary: *ortLib}
+	// The study scored every model by cosine ("we used cosine
+	// similarity"): the protocol overrides each model's own score.
+	cfg.ModelOptions = experiment.ModelOptions{Engine: eng, ModelsDir: *modelsDir, OrtLibrary: *ortLib, Score: experiment.StudyScore}
 	cfg.Seeds = *seeds
 	cfg.Resamples = *resamples
 	cfg.Cache = experiment.DirCache{Dir: *cacheDir}

@@ -60,14 +60,14 @@ func (s *serveModels) open(name string) (*experiment.Model, error) {
 	s.mu.Unlock()
 	e.once.Do(func() {
 		dir := filepath.Join(s.dir, name)
-		if _, err := os.Stat(filepath.Join(dir, "config.json")); err != nil {
+		if !installed(dir) {
 			e.err = fmt.Errorf("model %q is not installed in %s; run \"dreval model get %s\": %w", name, s.dir, name, serve.ErrUnknownModel)
 			return
 		}
 		e.m, e.err = experiment.OpenDense(name, encoder.OSDir(dir), s.opts)
 		if e.err == nil {
 			s.notef("model %s opened (%s)", name, strings.Join(e.m.Notes, "; "))
-			_, e.err = experiment.NewTextEncoder(e.m)
+			_, e.err = experiment.NewTextEncoder(e.m, serve.SideDocument)
 		}
 	})
 	if e.err != nil {
@@ -81,12 +81,12 @@ func (s *serveModels) open(name string) (*experiment.Model, error) {
 }
 
 // encoder implements serve.Options.Encoder.
-func (s *serveModels) encoder(ctx context.Context, name string) (serve.Encoder, error) {
+func (s *serveModels) encoder(ctx context.Context, name, side string) (serve.Encoder, error) {
 	m, err := s.open(name)
 	if err != nil {
 		return nil, err
 	}
-	return experiment.NewTextEncoder(m)
+	return experiment.NewTextEncoder(m, side)
 }
 
 // demoMeta is /data/demo/MODEL.json: what made the vectors of
@@ -131,7 +131,7 @@ func (s *serveModels) demo(ctx context.Context, name string) (*serve.DemoData, e
 	} else {
 		s.notef("demo embeddings of %s: %d documents encoded with engine %s in %.1fs", name, mat.Rows, m.Engine, time.Since(start).Seconds())
 	}
-	tokFP := m.Tokenizer.Fingerprint()
+	tokFP := m.Document.Tokenizer.Fingerprint()
 	var npy bytes.Buffer
 	if err := retrieval.WriteNPY(&npy, mat, retrieval.Float32); err != nil {
 		return nil, err
@@ -141,7 +141,7 @@ func (s *serveModels) demo(ctx context.Context, name string) (*serve.DemoData, e
 		ids[i] = d.ID
 	}
 	meta, err := json.MarshalIndent(demoMeta{
-		Dataset: "demo", Model: name, ModelFingerprint: m.Fingerprint, Engine: m.Engine,
+		Dataset: "demo", Model: name, ModelFingerprint: m.Document.Fingerprint, Engine: m.Document.Engine,
 		TokenizerFingerprint: tokFP, CorpusSHA256: corpusHash, Rows: mat.Rows, Dim: mat.Dim, DocIDs: ids,
 	}, "", "  ")
 	if err != nil {

@@ -205,12 +205,12 @@ func writeModelFiles(out, modelsDir, name string, weights bool, st *siteStats) e
 		}
 		return err
 	}
-	files, err := encoder.ModelFiles(encoder.OSDir(dir))
+	files, err := encoder.LoadFiles(encoder.OSDir(dir))
 	if err != nil {
 		return err
 	}
 	have := map[string]bool{}
-	for _, n := range modelfiles.ToLoad(files) {
+	for _, n := range files {
 		if !weights && (path.Ext(n) == ".safetensors" || n == modelfiles.ONNX) {
 			continue
 		}
@@ -223,10 +223,8 @@ func writeModelFiles(out, modelsDir, name string, weights bool, st *siteStats) e
 		}
 		have[n] = true
 	}
-	for _, n := range []string{"config.json", "tokenizer.json"} {
-		if !have[n] {
-			return fmt.Errorf("model %q in %s has no %s", name, dir, n)
-		}
+	if !have["config.json"] && !have[encoder.ManifestFile] {
+		return fmt.Errorf("model %q in %s has no config.json nor %s", name, dir, encoder.ManifestFile)
 	}
 	return nil
 }

@@ -43,10 +43,22 @@ func tokenizerJSON(t testing.TB) []byte {
 // withONNX, its model.onnx) and returns it.
 func tinyBERTDir(t testing.TB, withONNX bool) string {
 	t.Helper()
+	return tinyBERT(t, withONNX, 2)
+}
+
+// tinyBERTDirSeed is tinyBERTDir without model.onnx, its weights drawn
+// with seed.
+func tinyBERTDirSeed(t testing.TB, seed uint64) string {
+	t.Helper()
+	return tinyBERT(t, false, seed)
+}
+
+func tinyBERT(t testing.TB, withONNX bool, seed uint64) string {
+	t.Helper()
 	c := bert.Config{VocabSize: len(testVocab), HiddenSize: 8, NumHiddenLayers: 1, NumAttentionHeads: 2,
 		IntermediateSize: 12, HiddenAct: "gelu", MaxPositionEmbeddings: 16, TypeVocabSize: 2, LayerNormEps: 1e-12}
 	s := berttest.Weights(berttest.Sizes{Vocab: c.VocabSize, Hidden: c.HiddenSize, Layers: c.NumHiddenLayers,
-		Intermediate: c.IntermediateSize, Positions: c.MaxPositionEmbeddings, TypeVocab: c.TypeVocabSize}, 1, 2, "")
+		Intermediate: c.IntermediateSize, Positions: c.MaxPositionEmbeddings, TypeVocab: c.TypeVocabSize}, 1, seed, "")
 	H, I := c.HiddenSize, c.IntermediateSize
 
 	dir := t.TempDir()

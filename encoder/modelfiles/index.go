@@ -79,8 +79,8 @@ func ValidName(name string) bool {
 }
 
 // IndexFS lists the models of fsys, one directory per model at its root
-// (names not ValidName are skipped), with their files that Is accepts,
-// sorted by name and path. A directory without any such file is not a
+// (names not ValidName are skipped), with their files that IsOf accepts
+// (a retriever's towers' too), sorted by name and path. A directory without any such file is not a
 // model and is left out.
 func IndexFS(fsys fs.FS) (*Index, error) {
 	entries, err := fs.ReadDir(fsys, ".")
@@ -96,12 +96,18 @@ func IndexFS(fsys fs.FS) (*Index, error) {
 			continue
 		}
 		m := Model{Name: e.Name(), Files: []File{}}
+		var towers []string
+		if b, err := fs.ReadFile(fsys, e.Name()+"/"+Manifest); err == nil {
+			if towers, err = Towers(b, e.Name()+"/"+Manifest); err != nil {
+				return nil, err
+			}
+		}
 		err := fs.WalkDir(fsys, e.Name(), func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
 			rel := strings.TrimPrefix(p, e.Name()+"/")
-			if d.IsDir() || !Is(rel) {
+			if d.IsDir() || !IsOf(rel, towers) {
 				return nil
 			}
 			info, err := fs.Stat(fsys, p) // follows a link

@@ -2,6 +2,7 @@ package modelfiles
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -97,5 +98,51 @@ func TestPick(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: Pick = %v, %v; want %v", tc.name, got, err, tc.want)
 		}
+	}
+}
+
+func TestTowers(t *testing.T) {
+	towers, err := Towers([]byte(`{"query": "question_encoder", "document": "ctx_encoder", "score": "dot"}`), "dreval.json")
+	if err != nil || !reflect.DeepEqual(towers, []string{"question_encoder", "ctx_encoder"}) {
+		t.Fatalf("Towers = %v, %v", towers, err)
+	}
+	if got, _ := Towers([]byte(`{"query": ".", "document": ""}`), "m"); len(got) != 0 {
+		t.Errorf("a single-tower manifest names towers %v", got)
+	}
+	for _, bad := range []string{`{"query": "../x"}`, `{"query": "a/b"}`, `[`} {
+		if _, err := Towers([]byte(bad), "m"); err == nil {
+			t.Errorf("Towers(%s) accepted", bad)
+		}
+	}
+	files := []string{"dreval.json", "question_encoder/config.json", "question_encoder/model.safetensors", "question_encoder/tokenizer.json",
+		"ctx_encoder/config.json", "ctx_encoder/model.safetensors", "ctx_encoder/model.onnx", "ctx_encoder/tokenizer.json", "other/config.json", "README.md"}
+	if !IsOf("question_encoder/config.json", towers) || IsOf("other/config.json", towers) || IsOf("README.md", towers) {
+		t.Error("IsOf misclassifies")
+	}
+	want := []string{"ctx_encoder/config.json", "ctx_encoder/model.safetensors", "ctx_encoder/tokenizer.json", "dreval.json",
+		"question_encoder/config.json", "question_encoder/model.safetensors", "question_encoder/tokenizer.json"}
+	var kept []string
+	for _, f := range files {
+		if IsOf(f, towers) {
+			kept = append(kept, f)
+		}
+	}
+	if got := ToLoadOf(kept, towers); !reflect.DeepEqual(got, want) {
+		t.Errorf("ToLoadOf = %v, want %v", got, want)
+	}
+	send, err := Pick("the folder dpr", files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent []string
+	for k := range send {
+		sent = append(sent, k)
+	}
+	slices.Sort(sent)
+	if !reflect.DeepEqual(sent, want) {
+		t.Errorf("Pick of a two-tower folder sends %v, want %v", sent, want)
+	}
+	if _, err := Pick("x", []string{"dreval.json", "README.md"}); err == nil || !strings.Contains(err.Error(), "towers are missing") {
+		t.Errorf("a manifest without towers: %v", err)
 	}
 }

@@ -17,7 +17,15 @@ import (
 // A path WeightsChosen+NAME stands for a weights file chosen alone,
 // whatever its name: it is read as model.onnx or model.safetensors by its
 // extension.
+//
+// A folder with a dreval.json is a retriever whose towers are folders of
+// it: Pick then keeps the manifest and, of every folder directly inside
+// it, the files its towers' loads read; the loader checks the towers are
+// those the manifest names.
 func Pick(from string, files []string) (send map[string]string, err error) {
+	if slices.Contains(files, Manifest) {
+		return pickRetriever(from, files)
+	}
 	as := map[string]string{} // path in the model directory -> path offered
 	for _, f := range files {
 		if name, ok := strings.CutPrefix(f, WeightsChosen); ok {
@@ -77,3 +85,40 @@ func Pick(from string, files []string) (send map[string]string, err error) {
 // WeightsChosen prefixes the name of a weights file a user chose alone
 // (see Pick).
 const WeightsChosen = "weights:"
+
+// pickRetriever is Pick of a retriever's folder: its manifest, and each
+// tower (a folder directly inside it) picked as a model folder.
+func pickRetriever(from string, files []string) (map[string]string, error) {
+	send := map[string]string{Manifest: Manifest}
+	byFolder := map[string][]string{}
+	var folders []string
+	for _, f := range files {
+		folder, rest, ok := strings.Cut(f, "/")
+		if !ok {
+			continue
+		}
+		if _, seen := byFolder[folder]; !seen {
+			folders = append(folders, folder)
+		}
+		byFolder[folder] = append(byFolder[folder], rest)
+	}
+	slices.Sort(folders)
+	towers := 0
+	for _, folder := range folders {
+		if isModuleFolder(folder) {
+			continue
+		}
+		sub, err := Pick(from+"/"+folder, byFolder[folder])
+		if err != nil {
+			continue // not a tower: the loader says so if the manifest names it
+		}
+		for k, v := range sub {
+			send[folder+"/"+k] = folder + "/" + v
+		}
+		towers++
+	}
+	if towers == 0 {
+		return nil, fmt.Errorf("%s has a %s but no folder holding a model (a tokenizer and weights): its towers are missing", from, Manifest)
+	}
+	return send, nil
+}

@@ -226,15 +226,9 @@ func (e *Embedder) EmbedIDs(batch [][]int32) ([][]float32, error) {
 // Dim-64 Embedder.
 func Model(name string, tok *Tokenizer) (*experiment.Model, *Embedder) {
 	e := &Embedder{Tok: tok, D: 64}
-	return &experiment.Model{
-		Name:        name,
-		Kind:        experiment.Dense,
-		Fingerprint: "fake-" + name + "-" + tok.Fingerprint(),
-		Engine:      "fake",
-		Tokenizer:   tok,
-		Embedder:    e,
-		BatchSize:   8,
-	}, e
+	m := experiment.DenseModel(name, "fake-"+name+"-"+tok.Fingerprint(), "fake", tok, e)
+	m.BatchSize = 8
+	return m, e
 }
 
 // Registry returns a registry with a dense model "fake" over tok (its
@@ -251,7 +245,8 @@ func Registry(tok *Tokenizer) (*experiment.Registry, *Embedder) {
 			Name:         "fakebm25",
 			Kind:         experiment.Lexical,
 			Fingerprint:  "fakebm25-" + tok.Fingerprint(),
-			Tokenizer:    tok,
+			Query:        experiment.Tower{Tokenizer: tok},
+			Document:     experiment.Tower{Tokenizer: tok},
 			Analyzer:     tok.Tokens,
 			AnalyzerName: "wordpiece",
 		}, nil

@@ -39,7 +39,7 @@ func Results(t testing.TB) (one, two *results.Results) {
 		tok := experimenttest.ForCollection(c)
 		reg, _ := experimenttest.Registry(tok)
 		other, _ := experimenttest.Model("fake2", tok)
-		other.Embedder.(*experimenttest.Embedder).D = 32
+		other.Query.Embedder.(*experimenttest.Embedder).D = 32
 		reg.Register("fake2", func(context.Context, string, experiment.ModelOptions) (*experiment.Model, error) { return other, nil })
 		cfg := experiment.Config{
 			Collections: []*dataset.Collection{c},

@@ -37,7 +37,7 @@ func staticEncoder(t testing.TB) *experiment.TextEncoder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	te, err := experiment.NewTextEncoder(m)
+	te, err := experiment.NewTextEncoder(m, "document")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func encodingServer(t testing.TB, enc serve.Encoder, count *encodeCounter) http.
 	return count.wrap(serve.NewMux(serve.Options{
 		Assets: os.DirFS(dir),
 		Models: os.DirFS(filepath.Join(dir, "models")),
-		Encoder: func(_ context.Context, name string) (serve.Encoder, error) {
+		Encoder: func(_ context.Context, name, _ string) (serve.Encoder, error) {
 			if name != "static" {
 				return nil, serve.ErrUnknownModel
 			}
