@@ -379,6 +379,9 @@ func (c Config) Validate(name string) error {
 			return fmt.Errorf("%s: field %q must be a positive integer, got %d", name, v.field, v.v)
 		}
 	}
+	if c.NumHiddenLayers > maxLayers {
+		return fmt.Errorf("%s: %s %d is more than %d, too many for an encoder", name, fields.layers, c.NumHiddenLayers, maxLayers)
+	}
 	if c.HiddenSize%c.NumAttentionHeads != 0 {
 		return fmt.Errorf("%s: %s %d is not a multiple of %s %d", name, fields.hidden, c.HiddenSize, fields.heads, c.NumAttentionHeads)
 	}
@@ -408,6 +411,10 @@ func (c Config) Validate(name string) error {
 	}
 	return nil
 }
+
+// maxLayers bounds num_hidden_layers, so that a corrupt config.json
+// cannot make the loaders enumerate billions of tensor names.
+const maxLayers = 1000
 
 // fieldNames are the config.json names of a family's size fields, for
 // error messages.
