@@ -27,7 +27,7 @@ type Layout struct {
 	// query, key, value and output projections and its LayerNorm, then
 	// the feed-forward block's two projections and its LayerNorm.
 	Query, Key, Value, AttentionOutput, AttentionLayerNorm string
-	Intermediate, Output, OutputLayerNorm              string
+	Intermediate, Output, OutputLayerNorm                  string
 	// RelativeAttentionBias is MPNet's tensor [buckets, heads], or "".
 	RelativeAttentionBias string
 	// Pooler is the module of BERT's pooler (dense [hidden, hidden], then
