@@ -196,7 +196,7 @@ func ReadSettings(d Dir, o Options) (*Settings, error) {
 			return nil, err
 		}
 	}
-	maxPos := s.Config.MaxPositionEmbeddings
+	maxPos := s.Config.MaxTokens() // positions less the first token's (RoBERTa: 514 - 2)
 	if s.MaxLength == 0 {
 		s.MaxLength = s.Tokenizer.MaxLength()
 		if s.MaxLength == 0 || s.MaxLength > maxPos {

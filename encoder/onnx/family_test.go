@@ -175,8 +175,8 @@ func TestCheckConfigFamilies(t *testing.T) {
 		want string
 	}{
 		{func(c *bert.Config) { c.ModelType = "bert" }, `config.json describes a bert model (model_type "bert") but the ONNX graph computes roberta`},
-		{func(c *bert.Config) { c.PadTokenID = 0 }, `config field "pad_token_id" is 0 but the ONNX graph has 1`},
-		{func(c *bert.Config) { c.TypeVocabSize = 2 }, `"type_vocab_size" is 2 but the ONNX graph has 1`},
+		{func(c *bert.Config) { c.PadTokenID = 0 }, `config field "pad_token_id" is 0 but the ONNX weights have 1`},
+		{func(c *bert.Config) { c.TypeVocabSize = 2 }, `"type_vocab_size" is 2 but the ONNX weights have 1`},
 	} {
 		c2 := cfg
 		c.edit(&c2)
@@ -193,7 +193,7 @@ func TestCheckConfigFamilies(t *testing.T) {
 	}
 	c2 := cfg
 	c2.RelativeAttentionNumBuckets = 32
-	if err := info.CheckConfig(c2); err == nil || !strings.Contains(err.Error(), `"relative_attention_num_buckets" is 32 but the ONNX graph has 40`) {
+	if err := info.CheckConfig(c2); err == nil || !strings.Contains(err.Error(), `"relative_attention_num_buckets" is 32 but the ONNX weights have 40`) {
 		t.Errorf("CheckConfig buckets: %v", err)
 	}
 }

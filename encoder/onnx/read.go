@@ -24,7 +24,8 @@ type Info struct {
 	// (0 for the other families).
 	Buckets int
 	// PaddingIdx is the padding index the graph's position ids count
-	// from (RoBERTa, MPNet), or -1 when they are 0, 1, 2, ...
+	// from (RoBERTa, MPNet); ReadWeights sets -1 when they are 0, 1,
+	// 2, ... (BERT, DistilBERT).
 	PaddingIdx int
 	// Heads is the attention head count read from the graph's reshape
 	// constants (or MPNet's bias table), or 0 when the graph computes it
@@ -46,20 +47,21 @@ type Info struct {
 }
 
 // MaxTokens returns the longest sequence the graph takes: MaxPositions
-// less the position of the first token (PaddingIdx+1).
-func (in *Info) MaxTokens() int { return in.MaxPositions - (in.PaddingIdx + 1) }
+// less the position of the first token (PaddingIdx+1 for RoBERTa and
+// MPNet).
+func (in *Info) MaxTokens() int { return in.Config().MaxTokens() }
 
 // PadID returns the token id to pad input_ids with when sequences of
 // different lengths share a batch: the padding index where positions
-// count from one (so padded slots take no position), else 0. Padded
-// slots are masked out either way.
-func (in *Info) PadID() int64 { return int64(max(in.PaddingIdx, 0)) }
+// count from one (RoBERTa, MPNet), so that padded slots take no
+// position, else 0. Padded slots are masked out either way.
+func (in *Info) PadID() int64 { return int64(max(in.Config().PaddingIdx(), 0)) }
 
 // CheckConfig reports an error when the graph's family or sizes differ
 // from cfg (as read from the model's config.json).
 func (in *Info) CheckConfig(cfg bert.Config) error {
-	if f := cfg.Family(); f != in.Family {
-		return fmt.Errorf("config.json describes a %s model (model_type %q) but the ONNX graph computes %s", f, cfg.ModelType, in.Family)
+	if f, g := cfg.Family(), in.Config().Family(); f != g {
+		return fmt.Errorf("config.json describes a %s model (model_type %q) but the ONNX graph computes %s", f, cfg.ModelType, g)
 	}
 	checks := []struct {
 		field     string
@@ -91,7 +93,7 @@ func (in *Info) CheckConfig(cfg bert.Config) error {
 	}
 	for _, c := range checks {
 		if c.graph != c.js {
-			return fmt.Errorf("config field %q is %d but the ONNX graph has %d", c.field, c.js, c.graph)
+			return fmt.Errorf("config field %q is %d but the ONNX weights have %d", c.field, c.js, c.graph)
 		}
 	}
 	if in.Heads != 0 && in.Heads != cfg.NumAttentionHeads {
@@ -844,7 +846,8 @@ func (r *reader) readHyperparameters() {
 
 // Config returns the configuration the graph implies: its family (as a
 // model_type: bert, roberta, distilbert or mpnet), sizes, padding index,
-// activation, head count and layer-norm epsilon. Heads and LayerNormEps
+// activation (gelu when unknown), head count and layer-norm epsilon.
+// Heads and LayerNormEps
 // are 0 where the graph does not say them, which Config.Validate refuses:
 // config.json must then supply them.
 func (in *Info) Config() bert.Config {
@@ -863,6 +866,9 @@ func (in *Info) Config() bert.Config {
 	}
 	if in.PaddingIdx >= 0 {
 		c.PadTokenID = in.PaddingIdx
+	}
+	if c.HiddenAct == "" {
+		c.HiddenAct = "gelu"
 	}
 	return c
 }
