@@ -2,10 +2,8 @@ package encoder
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/modelfiles"
@@ -15,11 +13,12 @@ import (
 	"github.com/dreval/dreval/encoder/tokenizer"
 )
 
-// BERT embeds with the pure-Go forward pass of package bert, then pools and
-// normalises. It implements Embedder and VocabSizer.
+// BERT embeds with the pure-Go forward pass of package bert, then runs
+// the model's Head (pooling, dense layers, normalisation). It implements
+// Embedder and VocabSizer.
 type BERT struct {
-	Model   *bert.Model
-	Pooling Pooling
+	Model *bert.Model
+	Head  *Head
 	// BatchSize and BatchTokens bound a forward pass: at most BatchSize
 	// sequences and BatchTokens tokens (0: 32 and 8192).
 	BatchSize, BatchTokens int
@@ -28,7 +27,7 @@ type BERT struct {
 }
 
 // EmbedIDs embeds each id sequence: sequences are sorted by length and run
-// in batches (see Batches), pooled and L2-normalised. The result does not
+// in batches (see Batches), then through the Head. The result does not
 // depend on how sequences are grouped into batches. An empty sequence or an
 // id outside the vocabulary is an error.
 func (b *BERT) EmbedIDs(ids [][]int32) ([][]float32, error) {
@@ -64,9 +63,9 @@ func (b *BERT) EmbedIDs(ids [][]int32) ([][]float32, error) {
 			}
 			return nil, fmt.Errorf("encoder: %w", err)
 		}
+		hd := b.Model.Config().HiddenSize
 		for j, i := range batch {
-			b.Pooling.Pool(out[i], hidden[j])
-			Normalize(out[i])
+			b.Head.Apply(out[i], hidden[j], hd)
 		}
 		done += len(batch)
 		if b.Progress != nil {
@@ -76,8 +75,19 @@ func (b *BERT) EmbedIDs(ids [][]int32) ([][]float32, error) {
 	return out, nil
 }
 
-// Dim returns the hidden size.
-func (b *BERT) Dim() int { return b.Model.Config().HiddenSize }
+// HeadOf returns the embedder's head.
+func (b *BERT) HeadOf() *Head { return b.Head }
+
+// WithHead implements HeadEmbedder.
+func (b *BERT) WithHead(h *Head) Embedder {
+	c := *b
+	c.Head = h
+	return &c
+}
+
+// Dim returns the embedding's length: the Head's for the model's hidden
+// size.
+func (b *BERT) Dim() int { return b.Head.Dim(b.Model.Config().HiddenSize) }
 
 // VocabSize returns the model's vocabulary size.
 func (b *BERT) VocabSize() int { return b.Model.Config().VocabSize }
@@ -85,9 +95,12 @@ func (b *BERT) VocabSize() int { return b.Model.Config().VocabSize }
 // Options configure Load. The zero value loads the model as its files
 // describe it.
 type Options struct {
-	// Pooling overrides the model's pooling ("" reads 1_Pooling/config.json,
-	// else Mean).
+	// Pooling overrides the model's pooling ("": the model's, see
+	// ReadSettings).
 	Pooling Pooling
+	// Normalize, when set, overrides whether the model's embeddings are
+	// L2-normalised (its Normalize module, or none).
+	Normalize *bool
 	// MaxLength overrides the truncation length in ids (0: max_seq_length
 	// from sentence-transformers' sentence_bert_config.json if present,
 	// else the tokenizer's truncation length, capped at the model's
@@ -124,89 +137,6 @@ func WeightFile(d Dir) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s holds no weights (expected one of %v, or %s)", d.Name(), WeightFiles(), ONNXFile)
-}
-
-// Settings is what a model directory says besides its weights: the
-// configuration, the tokenizer, the pooling and the maximum length, and
-// which weight file holds the weights. ReadSettings reads it; Load adds
-// the weights. An engine that runs the weights elsewhere (ONNX Runtime)
-// needs only the settings.
-type Settings struct {
-	Config bert.Config
-	// ConfigPath is where Config came from: config.json, or the ONNX
-	// graph when the directory has no config.json.
-	ConfigPath string
-	Tokenizer  *tokenizer.Tokenizer
-	Pooling    Pooling
-	MaxLength  int
-	// Dir is the model directory; Weights the weight file's name in it
-	// (see WeightFile).
-	Dir     Dir
-	Weights string
-	// onnx holds the graph's weights when reading the configuration from
-	// the graph read them already.
-	onnx tensor.Set
-}
-
-// ReadSettings reads the settings of the BERT-family model in d, as
-// Load does, without loading its safetensors weights. Options' Pooling
-// and MaxLength, when set, override the directory's.
-func ReadSettings(d Dir, o Options) (*Settings, error) {
-	weights, werr := WeightFile(d)
-	isONNX := werr == nil && weights == ONNXFile
-	s := &Settings{ConfigPath: d.Path("config.json"), Dir: d, Weights: weights}
-	haveCfg := true
-	b, err := d.ReadFile("config.json")
-	switch {
-	case err == nil:
-		s.Config, err = bert.ReadConfig(bytes.NewReader(b), s.ConfigPath)
-		if err != nil {
-			return nil, err
-		}
-	case errors.Is(err, fs.ErrNotExist) && isONNX:
-		haveCfg = false // read from the graph below
-	default:
-		return nil, fmt.Errorf("encoder: %w (is %s a model directory? \"dreval model get\" installs one)", err, d.Name())
-	}
-	if s.Tokenizer, err = loadTokenizer(d, "tokenizer.json"); err != nil {
-		return nil, fmt.Errorf("encoder: %w", err)
-	}
-	if werr != nil {
-		return nil, fmt.Errorf("encoder: %w", werr)
-	}
-	if !haveCfg {
-		set, info, err := readONNX(d, weights)
-		if err != nil {
-			return nil, fmt.Errorf("encoder: %w", err)
-		}
-		if s.Config, err = ConfigFromONNX(info, d.Path(weights)); err != nil {
-			return nil, err
-		}
-		s.ConfigPath, s.onnx = d.Path(weights), set
-	}
-	if s.Pooling = o.Pooling; s.Pooling == "" {
-		if s.Pooling, err = ReadPoolingConfig(d); err != nil {
-			return nil, err
-		}
-	} else if _, err := ParsePooling(string(s.Pooling)); err != nil {
-		return nil, err
-	}
-	if s.MaxLength = o.MaxLength; s.MaxLength == 0 {
-		if s.MaxLength, err = readMaxSeqLength(d); err != nil {
-			return nil, err
-		}
-	}
-	maxPos := s.Config.MaxTokens() // positions less the first token's (RoBERTa: 514 - 2)
-	if s.MaxLength == 0 {
-		s.MaxLength = s.Tokenizer.MaxLength()
-		if s.MaxLength == 0 || s.MaxLength > maxPos {
-			s.MaxLength = maxPos
-		}
-	}
-	if s.MaxLength > maxPos {
-		return nil, fmt.Errorf("encoder: maximum length %d exceeds the model's %d positions (%s)", s.MaxLength, maxPos, s.ConfigPath)
-	}
-	return s, nil
 }
 
 // loadTokenizer reads the tokenizer.json file of d.
@@ -247,24 +177,25 @@ func Load(d Dir, o Options) (*Encoder, error) {
 	if err != nil {
 		return nil, err
 	}
+	t := s.Transformer
 	set := s.onnx
 	switch {
 	case set != nil: // read with the configuration
 	case s.Weights == ONNXFile:
-		g, info, err := readONNX(d, s.Weights)
+		g, info, err := readONNX(t, s.Weights)
 		if err != nil {
 			return nil, fmt.Errorf("encoder: %w", err)
 		}
 		if err := info.CheckConfig(s.Config); err != nil {
-			return nil, fmt.Errorf("encoder: %s does not match %s: %w", d.Path(s.Weights), s.ConfigPath, err)
+			return nil, fmt.Errorf("encoder: %s does not match %s: %w", t.Path(s.Weights), s.ConfigPath, err)
 		}
 		set = g
 	default:
-		r, size, release, err := d.ReaderAt(s.Weights)
+		r, size, release, err := t.ReaderAt(s.Weights)
 		if err != nil {
 			return nil, err
 		}
-		st, err := safetensors.Read(r, size, d.Path(s.Weights))
+		st, err := safetensors.Read(r, size, t.Path(s.Weights))
 		release()
 		if err != nil {
 			return nil, err
@@ -273,34 +204,11 @@ func Load(d Dir, o Options) (*Encoder, error) {
 	}
 	m, err := bert.New(s.Config, set)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", d.Path(s.Weights), err)
+		return nil, fmt.Errorf("%s: %w", t.Path(s.Weights), err)
 	}
 	if o.Threads > 0 {
 		m.SetThreads(o.Threads)
 	}
-	emb := &BERT{Model: m, Pooling: s.Pooling, BatchSize: o.BatchSize, Progress: o.Progress}
-	return New(s.Tokenizer, emb, s.MaxLength)
-}
-
-// readMaxSeqLength returns max_seq_length from sentence-transformers'
-// sentence_bert_config.json in d, or 0 when the file does not exist.
-func readMaxSeqLength(d Dir) (int, error) {
-	path := d.Path("sentence_bert_config.json")
-	b, err := d.ReadFile("sentence_bert_config.json")
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	var c struct {
-		MaxSeqLength int `json:"max_seq_length"`
-	}
-	if err := json.Unmarshal(b, &c); err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
-	}
-	if c.MaxSeqLength < 0 {
-		return 0, fmt.Errorf("%s: max_seq_length %d is negative", path, c.MaxSeqLength)
-	}
-	return c.MaxSeqLength, nil
+	emb := &BERT{Model: m, Head: s.Head, BatchSize: o.BatchSize, Progress: o.Progress}
+	return s.Encoder(emb)
 }

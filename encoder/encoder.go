@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/dreval/dreval/encoder/tokenizer"
 )
@@ -43,11 +44,28 @@ type VocabSizer interface {
 // batch.
 type Progress func(done, total int)
 
-// Encoder tokenizes texts and embeds them.
+// Encoder tokenizes texts and embeds them. A model's encoder may put a
+// prompt before every text and lower-case it (sentence-transformers'
+// prompts and do_lower_case); WithPrompt returns the encoder of one side
+// of retrieval.
 type Encoder struct {
-	tok    *tokenizer.Tokenizer
-	emb    Embedder
-	maxLen int
+	tok        *tokenizer.Tokenizer
+	emb        Embedder
+	maxLen     int
+	lowercase  bool
+	prompt     string
+	prompts    Prompts
+	similarity Similarity
+	head       *Head
+	layout     string
+}
+
+// HeadEmbedder is an Embedder that runs a Head after its transformer,
+// and can be copied with another (a prompt's tokens left out of the
+// pooling).
+type HeadEmbedder interface {
+	Embedder
+	WithHead(h *Head) Embedder
 }
 
 // New returns an Encoder that tokenizes with tok, truncating to maxLen ids
@@ -70,7 +88,92 @@ func New(tok *tokenizer.Tokenizer, emb Embedder, maxLen int) (*Encoder, error) {
 	if maxLen > 0 && maxLen < tok.NumSpecial()+1 {
 		return nil, fmt.Errorf("encoder: maximum length %d leaves no room for text beside %d special tokens", maxLen, tok.NumSpecial())
 	}
-	return &Encoder{tok: tok, emb: emb, maxLen: maxLen}, nil
+	e := &Encoder{tok: tok, emb: emb, maxLen: maxLen}
+	if he, ok := emb.(interface{ HeadOf() *Head }); ok {
+		e.head = he.HeadOf()
+	}
+	return e, nil
+}
+
+// Encoder returns the encoder of the settings' model embedding with emb
+// (the transformer and s.Head), without a prompt.
+func (s *Settings) Encoder(emb Embedder) (*Encoder, error) {
+	e, err := New(s.Tokenizer, emb, s.MaxLength)
+	if err != nil {
+		return nil, err
+	}
+	e.lowercase, e.prompts, e.similarity, e.head, e.layout = s.Lowercase, s.Prompts, s.Similarity, s.Head, s.Layout
+	return e, nil
+}
+
+// WithPrompt returns a copy of e that puts prompt before every text
+// ("" for none). When the model's head leaves the prompt out of the
+// pooling, the copy's embedder skips the prompt's tokens (as
+// sentence-transformers counts them: the prompt's ids without a special
+// token at their end).
+func (e *Encoder) WithPrompt(prompt string) (*Encoder, error) {
+	c := *e
+	c.prompt = prompt
+	if e.head == nil || !e.head.ExcludePrompt {
+		return &c, nil
+	}
+	skip := 0
+	if prompt != "" {
+		ids := e.tok.EncodeWith(e.prepare(prompt, false), tokenizer.Options{AddSpecial: true}).IDs
+		skip = promptTokens(ids, e.tok.IsSpecial)
+	}
+	he, ok := e.emb.(HeadEmbedder)
+	if !ok {
+		return nil, fmt.Errorf("encoder: the model leaves its prompt out of the pooling, but its embedder (%T) cannot", e.emb)
+	}
+	h := *e.head
+	h.Skip = skip
+	c.head = &h
+	c.emb = he.WithHead(&h)
+	return &c, nil
+}
+
+// ForSide returns the encoder of one side of retrieval ("query" or
+// "document") with the model's prompt for that side (Prompts.For).
+func (e *Encoder) ForSide(side string) (*Encoder, error) {
+	return e.WithPrompt(e.prompts.For(side))
+}
+
+// Prompt returns the text put before every input ("" for none).
+func (e *Encoder) Prompt() string { return e.prompt }
+
+// Prompts returns the model's prompts.
+func (e *Encoder) Prompts() Prompts { return e.prompts }
+
+// Similarity returns how the model scores ("" when it does not say).
+func (e *Encoder) Similarity() Similarity { return e.similarity }
+
+// Head returns the model's head, nil for a model without one (static
+// models pool and normalise themselves).
+func (e *Encoder) Head() *Head { return e.head }
+
+// Layout names where the model's head came from (see Settings.Layout).
+func (e *Encoder) Layout() string { return e.layout }
+
+// Lowercase reports whether texts are lower-cased before tokenization.
+func (e *Encoder) Lowercase() bool { return e.lowercase }
+
+// prepare returns what the tokenizer reads of text: the prompt before it
+// (when withPrompt), lower-cased when the model says so.
+func (e *Encoder) prepare(text string, withPrompt bool) string {
+	if withPrompt {
+		text = e.prompt + text
+	}
+	if e.lowercase {
+		text = strings.ToLower(text)
+	}
+	return text
+}
+
+// EncodeIDs returns the ids the model reads for text: its prompt and
+// lower-casing applied, special tokens added, truncated to MaxLength.
+func (e *Encoder) EncodeIDs(text string) []int32 {
+	return e.tok.EncodeWith(e.prepare(text, true), tokenizer.Options{AddSpecial: true, MaxLength: e.maxLen}).IDs
 }
 
 // Tokenizer returns the encoder's tokenizer.
@@ -85,13 +188,14 @@ func (e *Encoder) MaxLength() int { return e.maxLen }
 // Dim returns the embedding dimension.
 func (e *Encoder) Dim() int { return e.emb.Dim() }
 
-// Tokenize returns the ids of each text with special tokens, truncated to
-// MaxLength, and how many texts were truncated.
+// Tokenize returns the ids of each text (prompt and lower-casing applied)
+// with special tokens, truncated to MaxLength, and how many texts were
+// truncated.
 func (e *Encoder) Tokenize(texts []string) (ids [][]int32, truncated int) {
 	ids = make([][]int32, len(texts))
 	o := tokenizer.Options{AddSpecial: true, MaxLength: e.maxLen}
 	for i, t := range texts {
-		enc := e.tok.EncodeWith(t, o)
+		enc := e.tok.EncodeWith(e.prepare(t, true), o)
 		ids[i] = enc.IDs
 		if enc.Truncated > 0 {
 			truncated++

@@ -151,8 +151,8 @@ func TestMiniLMPoolingAndProgress(t *testing.T) {
 	if c := cosine(vecs[0], mv[0]); c > 0.999 {
 		t.Errorf("CLS and mean pooling agree (cosine %v): the override did nothing", c)
 	}
-	if _, err := Load(OSDir(dir), Options{Pooling: "max"}); err == nil {
-		t.Error("max pooling accepted")
+	if _, err := Load(OSDir(dir), Options{Pooling: "median"}); err == nil || !strings.Contains(err.Error(), `pooling "median" is not known`) {
+		t.Errorf("median pooling: %v", err)
 	}
 	if _, err := Load(OSDir(dir), Options{MaxLength: 513}); err == nil || !strings.Contains(err.Error(), "exceeds the model's 512 positions") {
 		t.Errorf("MaxLength 513: %v", err)
@@ -195,7 +195,7 @@ func TestReadPoolingConfig(t *testing.T) {
 	}{
 		{"testdata/pool-mean", Mean, ""},
 		{"testdata/pool-cls", CLS, ""},
-		{"testdata/pool-max", "", "pooling_mode_max_tokens is not supported"},
+		{"testdata/pool-max", Max, ""},
 		{"testdata/absent", Mean, ""},
 	} {
 		got, err := ReadPoolingConfig(OSDir(c.dir))
@@ -212,15 +212,45 @@ func TestReadPoolingConfig(t *testing.T) {
 }
 
 func TestPool(t *testing.T) {
-	hidden := []float32{1, 2, 3, 4, 5, 6} // 3 tokens of dim 2
-	dst := make([]float32, 2)
-	Mean.Pool(dst, hidden)
-	if dst[0] != 3 || dst[1] != 4 {
-		t.Errorf("mean = %v", dst)
+	hidden := []float32{1, 2, 3, 4, 5, 8} // 3 tokens of dim 2
+	for _, c := range []struct {
+		p    Pooling
+		skip int
+		want []float32
+	}{
+		{Mean, 0, []float32{3, 14.0 / 3}},
+		{Mean, 1, []float32{4, 6}},
+		{CLS, 0, []float32{1, 2}},
+		{CLS, 2, []float32{1, 2}}, // the first token, skipped or not (sentence-transformers)
+		{Max, 0, []float32{5, 8}},
+		{Max, 3, []float32{-1e9, -1e9}},
+		{MeanSqrtLen, 0, []float32{float32(9 / math.Sqrt(3)), float32(14 / math.Sqrt(3))}},
+		{WeightedMean, 0, []float32{(1 + 6 + 15) / 6.0, (2 + 8 + 24) / 6.0}},
+		{LastToken, 0, []float32{5, 8}},
+		{LastToken, 3, []float32{0, 0}},
+		{"cls+mean", 0, []float32{1, 2, 3, 14.0 / 3}},
+	} {
+		got := make([]float32, c.p.Width(2))
+		c.p.Pool(got, hidden, 2, c.skip)
+		for i := range got {
+			if math.Abs(float64(got[i]-c.want[i])) > 1e-6 {
+				t.Errorf("%s skip %d = %v, want %v", c.p, c.skip, got, c.want)
+				break
+			}
+		}
 	}
-	CLS.Pool(dst, hidden)
-	if dst[0] != 1 || dst[1] != 2 {
-		t.Errorf("cls = %v", dst)
+	for _, s := range []string{"mean+cls", "cls", "lasttoken+max"} {
+		if _, err := ParsePooling(s); err != nil {
+			t.Errorf("ParsePooling(%q): %v", s, err)
+		}
+	}
+	if p, _ := ParsePooling("mean+cls"); p != "cls+mean" {
+		t.Errorf("modes not put in sentence-transformers' order: %s", p)
+	}
+	for _, s := range []string{"", "mean+mean", "median", "cls+"} {
+		if _, err := ParsePooling(s); err == nil {
+			t.Errorf("ParsePooling(%q) accepted", s)
+		}
 	}
 	v := []float32{3, 4}
 	Normalize(v)
@@ -230,7 +260,7 @@ func TestPool(t *testing.T) {
 	z := []float32{0, 0}
 	Normalize(z)
 	if z[0] != 0 || z[1] != 0 {
-		t.Errorf("Normalize(0) = %v", z)
+		t.Errorf("Normalize of zero = %v", z)
 	}
 }
 
@@ -256,11 +286,11 @@ func TestNewChecksVocabulary(t *testing.T) {
 	}
 }
 
-func TestReadMaxSeqLength(t *testing.T) {
-	if n, err := readMaxSeqLength(OSDir("testdata/stcfg")); n != 256 || err != nil {
-		t.Errorf("got %d, %v; want 256", n, err)
+func TestReadSBERTConfig(t *testing.T) {
+	if c, err := readSBERTConfig(OSDir("testdata/stcfg")); c.MaxSeqLength != 256 || err != nil {
+		t.Errorf("got %+v, %v; want max_seq_length 256", c, err)
 	}
-	if n, err := readMaxSeqLength(OSDir("testdata/absent")); n != 0 || err != nil {
-		t.Errorf("absent file: %d, %v", n, err)
+	if c, err := readSBERTConfig(OSDir("testdata/absent")); c.MaxSeqLength != 0 || err != nil {
+		t.Errorf("absent file: %+v, %v", c, err)
 	}
 }

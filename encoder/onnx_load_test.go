@@ -74,8 +74,9 @@ func sameVectors(t *testing.T, what string, a, b [][]float32) {
 // checks that Load gives bit-identical embeddings from the graph, with
 // config.json and with the configuration read from the graph.
 func TestLoadONNXMiniLM(t *testing.T) {
-	withCfg := modeltest.ONNXDir(t, "minilm", "config.json", "tokenizer.json")
-	noCfg := modeltest.ONNXDir(t, "minilm", "tokenizer.json")
+	st := []string{"modules.json", "1_Pooling/config.json", "sentence_bert_config.json", "config_sentence_transformers.json"}
+	withCfg := modeltest.ONNXDir(t, "minilm", append([]string{"config.json", "tokenizer.json"}, st...)...)
+	noCfg := modeltest.ONNXDir(t, "minilm", append([]string{"tokenizer.json"}, st...)...)
 
 	texts := []string{"This is an example sentence", "what is the boiling point of water at high altitude", "a"}
 	ref, _, err := miniLM(t).Encode(texts)

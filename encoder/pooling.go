@@ -5,82 +5,222 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
+	"slices"
+	"strings"
 )
 
-// Pooling turns a sequence's token vectors into one vector.
+// Pooling names how a sequence's token vectors become one vector: one of
+// the modes below, or several joined by "+" ("cls+mean"), whose vectors
+// are concatenated in sentence-transformers' order (cls, max, mean,
+// mean_sqrt_len_tokens, weightedmean, lasttoken).
 type Pooling string
 
-// The pooling methods.
+// The pooling modes, as sentence-transformers' Pooling module defines
+// them. Token vectors are those of every token the model read, [CLS] and
+// [SEP] included (there is no padding in a sequence here).
 const (
-	// Mean averages the vectors of all tokens, [CLS] and [SEP] included
-	// (sentence-transformers' pooling_mode_mean_tokens).
-	Mean Pooling = "mean"
 	// CLS takes the vector of the first token.
 	CLS Pooling = "cls"
+	// Max takes the largest value of every dimension over the tokens.
+	Max Pooling = "max"
+	// Mean averages the token vectors.
+	Mean Pooling = "mean"
+	// MeanSqrtLen sums the token vectors and divides by the square root
+	// of their number.
+	MeanSqrtLen Pooling = "mean_sqrt_len_tokens"
+	// WeightedMean averages the token vectors weighted by position (the
+	// first token weighs 1, the last n).
+	WeightedMean Pooling = "weightedmean"
+	// LastToken takes the vector of the last token.
+	LastToken Pooling = "lasttoken"
 )
 
-// ParsePooling returns the Pooling called s ("mean" or "cls").
-func ParsePooling(s string) (Pooling, error) {
-	switch p := Pooling(s); p {
-	case Mean, CLS:
-		return p, nil
-	}
-	return "", fmt.Errorf("pooling %q is not supported (supported: mean, cls)", s)
+// poolingOrder is the order sentence-transformers concatenates modes in.
+var poolingOrder = []Pooling{CLS, Max, Mean, MeanSqrtLen, WeightedMean, LastToken}
+
+// stPoolingKeys maps 1_Pooling/config.json's keys to the modes.
+var stPoolingKeys = map[string]Pooling{
+	"pooling_mode_cls_token":            CLS,
+	"pooling_mode_max_tokens":           Max,
+	"pooling_mode_mean_tokens":          Mean,
+	"pooling_mode_mean_sqrt_len_tokens": MeanSqrtLen,
+	"pooling_mode_weightedmean_tokens":  WeightedMean,
+	"pooling_mode_lasttoken":            LastToken,
 }
 
-// Pool writes the pooled vector of hidden (n rows of len(dst) values) to dst.
-func (p Pooling) Pool(dst, hidden []float32) {
-	d := len(dst)
-	switch p {
-	case CLS:
-		copy(dst, hidden[:d])
-	default:
-		clear(dst)
-		n := len(hidden) / d
-		for t := 0; t < n; t++ {
-			row := hidden[t*d : (t+1)*d]
-			for i, v := range row {
-				dst[i] += v
+// ParsePooling returns the Pooling called s: a mode, or modes joined by
+// "+", each at most once.
+func ParsePooling(s string) (Pooling, error) {
+	var modes []Pooling
+	for _, part := range strings.Split(s, "+") {
+		m := Pooling(strings.TrimSpace(part))
+		if !slices.Contains(poolingOrder, m) {
+			names := make([]string, len(poolingOrder))
+			for i, p := range poolingOrder {
+				names[i] = string(p)
+			}
+			return "", fmt.Errorf("pooling %q is not known (known: %s, or several joined by +)", s, strings.Join(names, ", "))
+		}
+		if slices.Contains(modes, m) {
+			return "", fmt.Errorf("pooling %q names %s twice", s, m)
+		}
+		modes = append(modes, m)
+	}
+	return joinModes(modes), nil
+}
+
+// joinModes writes modes in sentence-transformers' order, joined by "+".
+func joinModes(modes []Pooling) Pooling {
+	var parts []string
+	for _, m := range poolingOrder {
+		if slices.Contains(modes, m) {
+			parts = append(parts, string(m))
+		}
+	}
+	return Pooling(strings.Join(parts, "+"))
+}
+
+// Modes returns p's modes in the order their vectors are concatenated.
+func (p Pooling) Modes() []Pooling {
+	var out []Pooling
+	for _, part := range strings.Split(string(p), "+") {
+		out = append(out, Pooling(part))
+	}
+	return out
+}
+
+// Width returns the pooled vector's length for token vectors of dim
+// values: dim for each mode.
+func (p Pooling) Width(dim int) int { return len(p.Modes()) * dim }
+
+// Pool writes the pooled vector of hidden (the token vectors, n rows of
+// dim values) to dst (Width(dim) values), leaving the first skip tokens
+// out (a prompt that is not pooled; 0 pools every token). When skip
+// leaves no token, the vector is computed over no token as
+// sentence-transformers does: zeros for the means, the last position for
+// lasttoken, -1e9 for max.
+func (p Pooling) Pool(dst, hidden []float32, dim, skip int) {
+	n := len(hidden) / dim
+	skip = min(max(skip, 0), n)
+	for i, m := range p.Modes() {
+		out := dst[i*dim : (i+1)*dim]
+		switch m {
+		case CLS:
+			copy(out, hidden[:dim]) // the first token, a prompt or not
+		case Max:
+			for c := range out {
+				out[c] = -1e9
+			}
+			for t := skip; t < n; t++ {
+				for c, v := range hidden[t*dim : (t+1)*dim] {
+					out[c] = max(out[c], v)
+				}
+			}
+		case Mean:
+			// Summed in token order and scaled by 1/n in float32: the
+			// arithmetic every stored embedding of dreval was made with.
+			clear(out)
+			for t := skip; t < n; t++ {
+				for c, v := range hidden[t*dim : (t+1)*dim] {
+					out[c] += v
+				}
+			}
+			inv := 1 / max(float32(n-skip), 1e-9)
+			for c := range out {
+				out[c] *= inv
+			}
+		case MeanSqrtLen, WeightedMean:
+			clear(out)
+			var weights float32
+			for t := skip; t < n; t++ {
+				w := float32(1)
+				if m == WeightedMean {
+					w = float32(t + 1)
+				}
+				weights += w
+				for c, v := range hidden[t*dim : (t+1)*dim] {
+					out[c] += float32(w * v) // rounded: no fused multiply-add
+				}
+			}
+			div := max(weights, 1e-9)
+			if m == MeanSqrtLen {
+				div = float32(math.Sqrt(float64(div)))
+			}
+			for c := range out {
+				out[c] /= div
+			}
+		case LastToken:
+			if skip < n {
+				copy(out, hidden[(n-1)*dim:n*dim])
+			} else {
+				clear(out)
 			}
 		}
-		inv := 1 / float32(n)
-		for i := range dst {
-			dst[i] *= inv
-		}
 	}
 }
 
-// ReadPoolingConfig reads sentence-transformers' 1_Pooling/config.json
-// in d. It returns Mean when the file does not exist, and an error for
-// a pooling mode this package does not implement (max, mean of square root
-// length, weighted, last token).
-func ReadPoolingConfig(d Dir) (Pooling, error) {
-	path := d.Path("1_Pooling/config.json")
-	b, err := d.ReadFile("1_Pooling/config.json")
-	if errors.Is(err, fs.ErrNotExist) {
-		return Mean, nil
-	}
+// poolingConfig is sentence-transformers' Pooling module's config.json.
+type poolingConfig struct {
+	Modes         Pooling
+	IncludePrompt bool
+	Dim           int // word_embedding_dimension, 0 when absent
+}
+
+// readPoolingConfig reads a Pooling module's config.json at file of d.
+func readPoolingConfig(d Dir, file string) (poolingConfig, error) {
+	path := d.Path(file)
+	b, err := d.ReadFile(file)
 	if err != nil {
-		return "", err
+		return poolingConfig{}, err
 	}
 	var c map[string]any
 	if err := json.Unmarshal(b, &c); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
+		return poolingConfig{}, fmt.Errorf("%s: %w", path, err)
 	}
-	var modes []string
+	pc := poolingConfig{IncludePrompt: true}
+	var modes []Pooling
 	for k, v := range c {
-		if on, ok := v.(bool); ok && on && len(k) > len("pooling_mode_") && k[:len("pooling_mode_")] == "pooling_mode_" {
-			modes = append(modes, k)
+		switch {
+		case k == "include_prompt":
+			on, ok := v.(bool)
+			if !ok {
+				return poolingConfig{}, fmt.Errorf("%s: include_prompt is %v, expected true or false", path, v)
+			}
+			pc.IncludePrompt = on
+		case k == "word_embedding_dimension":
+			f, ok := v.(float64)
+			if !ok || f <= 0 || f != math.Trunc(f) || f > 1<<20 {
+				return poolingConfig{}, fmt.Errorf("%s: word_embedding_dimension is %v, expected a positive integer", path, v)
+			}
+			pc.Dim = int(f)
+		case strings.HasPrefix(k, "pooling_mode_"):
+			on, ok := v.(bool)
+			if !ok {
+				return poolingConfig{}, fmt.Errorf("%s: %s is %v, expected true or false", path, k, v)
+			}
+			m, known := stPoolingKeys[k]
+			if !known {
+				return poolingConfig{}, fmt.Errorf("%s: %s is not a pooling mode this version knows (known: pooling_mode_cls_token, _max_tokens, _mean_tokens, _mean_sqrt_len_tokens, _weightedmean_tokens, _lasttoken)", path, k)
+			}
+			if on {
+				modes = append(modes, m)
+			}
 		}
 	}
-	if len(modes) != 1 {
-		return "", fmt.Errorf("%s: expected exactly one pooling_mode_* set to true, found %v", path, modes)
+	if len(modes) == 0 {
+		return poolingConfig{}, fmt.Errorf("%s: no pooling_mode_* is true: expected at least one", path)
 	}
-	switch modes[0] {
-	case "pooling_mode_mean_tokens":
+	pc.Modes = joinModes(modes)
+	return pc, nil
+}
+
+// ReadPoolingConfig reads sentence-transformers' 1_Pooling/config.json in
+// d: its modes (Mean when the file does not exist).
+func ReadPoolingConfig(d Dir) (Pooling, error) {
+	pc, err := readPoolingConfig(d, "1_Pooling/config.json")
+	if errors.Is(err, fs.ErrNotExist) {
 		return Mean, nil
-	case "pooling_mode_cls_token":
-		return CLS, nil
 	}
-	return "", fmt.Errorf("%s: %s is not supported (supported: mean_tokens, cls_token)", path, modes[0])
+	return pc.Modes, err
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/engine"
+	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/retrieval"
 )
@@ -183,21 +184,17 @@ func OpenDense(name string, d encoder.Dir, o ModelOptions) (*Model, error) {
 	// engine (engines differ in the last float bits), not the tokenizer: a
 	// changed tokenizer must meet the stored corpus vectors and be caught
 	// by the fingerprint check.
-	weights, err := encoder.WeightFile(d)
+	// Every file a load reads but the tokenizer's (modelfiles.ToLoad):
+	// the configuration, the weights, sentence-transformers' modules and
+	// settings (pooling, maximum length, prompts, heads).
+	all, err := encoder.ModelFiles(d)
 	if err != nil {
 		em.Close()
 		return nil, err
 	}
-	// config.json may be absent beside an ONNX graph (encoder.Load then
-	// reads the configuration from the graph); the order is that of the
-	// fingerprints already stored.
 	var files []string
-	if ok, _ := d.Exists("config.json"); ok {
-		files = append(files, "config.json")
-	}
-	files = append(files, weights)
-	for _, f := range []string{"1_Pooling/config.json", "sentence_bert_config.json"} {
-		if ok, _ := d.Exists(f); ok {
+	for _, f := range modelfiles.ToLoad(all) {
+		if path.Base(f) != "tokenizer.json" {
 			files = append(files, f)
 		}
 	}

@@ -86,7 +86,7 @@ func TestOpenDenseEngines(t *testing.T) {
 		t.Skipf("ONNX Runtime is not usable here: %v", err)
 	}
 	// The model directory with model.onnx exported beside its weights.
-	withONNX := modeltest.ONNXDir(t, "minilm", "config.json", "tokenizer.json", "model.fp16.safetensors")
+	withONNX := modeltest.ONNXDir(t, "minilm", append(modeltest.Settings(t, "minilm"), "config.json", "tokenizer.json", "model.fp16.safetensors")...)
 	auto, err := experiment.OpenDense("minilm", encoder.OSDir(withONNX), experiment.ModelOptions{Engine: "auto", OrtLibrary: lib})
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +164,7 @@ func TestOpenDenseONNXOnly(t *testing.T) {
 		if withConfig {
 			files = append(files, "config.json")
 		}
-		m := modeltest.ONNXDir(t, "minilm", files...)
+		m := modeltest.ONNXDir(t, "minilm", append(modeltest.Settings(t, "minilm"), files...)...)
 		om, err := experiment.OpenDense("minilm", encoder.OSDir(m), experiment.ModelOptions{Engine: "go"})
 		if err != nil {
 			t.Fatalf("config.json %v: %v", withConfig, err)

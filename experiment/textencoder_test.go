@@ -33,8 +33,8 @@ func TestTextEncoder(t *testing.T) {
 	if want := m.Tokenizer.EncodeIDs("Hello world"); !slices.Equal(ids[0], want) {
 		t.Errorf("ids %v, want the model's %v", ids[0], want)
 	}
-	if len(ids[1]) != e.MaxLength() || e.MaxLength() != 128 {
-		t.Errorf("long text: %d ids, MaxLength %d; want 128 both", len(ids[1]), e.MaxLength())
+	if len(ids[1]) != e.MaxLength() || e.MaxLength() != 256 {
+		t.Errorf("long text: %d ids, MaxLength %d; want 256 both (sentence_bert_config.json)", len(ids[1]), e.MaxLength())
 	}
 	vecs, err := e.EmbedIDs(ids[:1])
 	if err != nil {

@@ -102,7 +102,7 @@ func TestEncodeErrors(t *testing.T) {
 		{[]string{"-out", "x.npy"}, 2, "-in is required"},
 		{[]string{"-in", "x"}, 2, "-out is required"},
 		{[]string{"-in", "x", "-out", "y", "-engine", "cuda"}, 2, `-engine "cuda" is not known (known: auto, go, ort)`},
-		{[]string{"-in", "x", "-out", "y", "-pool", "max"}, 2, `pooling "max" is not supported`},
+		{[]string{"-in", "x", "-out", "y", "-pool", "median"}, 2, `pooling "median" is not known`},
 		{[]string{"-in", "x", "-out", "y", "-batch", "0"}, 2, "-batch must be at least 1"},
 		{[]string{"-in", "x", "-out", "y", "-models", dir, "-model", "nope"}, 1, `model "nope" is not installed`},
 		{[]string{"-in", bad, "-out", "y", "-model", dir}, 1, "not a model directory"},
@@ -195,12 +195,13 @@ func TestEncodeEngineSelection(t *testing.T) {
 			t.Fatalf("-engine %s with model.onnx: exit %d:\n%s", engine, code, errOut)
 		}
 		for i := 0; i < vecs.Rows; i++ {
-			var dot float64
+			var dot, na, nb float64
 			for j, v := range vecs.Row(i) {
-				dot += float64(v) * float64(goVecs.Row(i)[j])
+				w := goVecs.Row(i)[j]
+				dot, na, nb = dot+float64(v)*float64(w), na+float64(v)*float64(v), nb+float64(w)*float64(w)
 			}
-			if math.Abs(dot-1) > 1e-4 {
-				t.Errorf("-engine %s: text %d has cosine %v with the go engine's vector", engine, i, dot)
+			if c := dot / math.Sqrt(na*nb); math.Abs(c-1) > 1e-4 || math.Abs(math.Sqrt(na/nb)-1) > 1e-4 {
+				t.Errorf("-engine %s: text %d has cosine %v and norm ratio %v with the go engine's vector", engine, i, c, math.Sqrt(na/nb))
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/retrieval"
@@ -167,8 +169,20 @@ func TestSite(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("site: exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "wrote 5 files") {
-		t.Errorf("site printed %q", stdout)
+	// The settings of minilm that a load reads, the demo's vectors and
+	// their ids, and the index.
+	src, err := encoder.ModelFiles(encoder.OSDir(sharedtest.ModelDir(t, "minilm")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var settings []string
+	for _, f := range modelfiles.ToLoad(src) {
+		if !strings.HasSuffix(f, ".safetensors") && f != modelfiles.ONNX {
+			settings = append(settings, f)
+		}
+	}
+	if want := fmt.Sprintf("wrote %d files", len(settings)+3); !strings.Contains(stdout, want) {
+		t.Errorf("site printed %q, want %q", stdout, want)
 	}
 	for _, f := range []string{"models/minilm/config.json", "models/minilm/tokenizer.json"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
@@ -183,7 +197,7 @@ func TestSite(t *testing.T) {
 	} else if err := json.Unmarshal(b, &x); err != nil {
 		t.Error(err)
 	}
-	if m := x.Model("minilm"); len(x.Models) != 1 || m == nil || !slices.Equal(m.Paths(), []string{"config.json", "tokenizer.json"}) {
+	if m := x.Model("minilm"); len(x.Models) != 1 || m == nil || !slices.Equal(m.Paths(), settings) {
 		t.Errorf("models/index.json lists %+v", x)
 	}
 	if _, err := os.Stat(filepath.Join(out, "models/minilm/model.fp16.safetensors")); err == nil {

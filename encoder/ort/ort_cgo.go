@@ -66,12 +66,14 @@ func Version() string {
 }
 
 // Embedder runs an encoder's ONNX graph (any family package onnx reads)
-// in ONNX Runtime, then pools and normalises. It implements encoder.Embedder and encoder.VocabSizer. Its
+// in ONNX Runtime, then its Head (the pooling, dense layers and
+// normalisation the pure-Go engine runs too). It implements
+// encoder.Embedder, encoder.HeadEmbedder and encoder.VocabSizer. Its
 // methods may be called from several goroutines.
 type Embedder struct {
-	// Pooling is how token vectors become one vector (New sets
-	// encoder.Mean).
-	Pooling encoder.Pooling
+	// Head turns the graph's hidden states into the embedding (New sets
+	// mean pooling, normalised).
+	Head *encoder.Head
 	// BatchSize and BatchTokens bound one ONNX Runtime run: at most
 	// BatchSize sequences and BatchTokens tokens before padding (0: 32 and
 	// 8192). Sequences are sorted by length first to keep padding small.
@@ -94,7 +96,7 @@ type Embedder struct {
 // checks: a standard encoder graph of one of the families. The inputs
 // fed are the graph's own (Info.Inputs); the outputs read are
 // last_hidden_state and, where the graph has it, pooler_output. The
-// embedder pools with encoder.Mean; set Pooling to change it.
+// embedder pools by mean and normalises; set Head to change it.
 func New(onnxPath, libPath string, threads int) (*Embedder, error) {
 	if threads < 0 {
 		return nil, fmt.Errorf("ort: thread count %d is negative", threads)
@@ -137,16 +139,29 @@ func New(onnxPath, libPath string, threads int) (*Embedder, error) {
 		return nil, fmt.Errorf("ort: ONNX Runtime cannot open %s: %w", onnxPath, err)
 	}
 	return &Embedder{
-		Pooling: encoder.Mean, sess: sess, inputNames: inputs, outputs: len(outputs), info: info,
-		threads: threads,
+		Head: &encoder.Head{Pooling: encoder.Mean, Normalize: true}, sess: sess, inputNames: inputs,
+		outputs: len(outputs), info: info, threads: threads,
 	}, nil
 }
 
 // Info describes the graph the embedder runs.
 func (e *Embedder) Info() *onnx.Info { return e.info }
 
-// Dim returns the hidden size.
-func (e *Embedder) Dim() int { return e.info.Hidden }
+// Dim returns the embedding's length: the Head's for the graph's hidden
+// size.
+func (e *Embedder) Dim() int { return e.Head.Dim(e.info.Hidden) }
+
+// Hidden returns the graph's hidden size.
+func (e *Embedder) Hidden() int { return e.info.Hidden }
+
+// HeadOf returns the embedder's head.
+func (e *Embedder) HeadOf() *encoder.Head { return e.Head }
+
+// WithHead implements encoder.HeadEmbedder: a copy sharing the session.
+func (e *Embedder) WithHead(h *encoder.Head) encoder.Embedder {
+	return &Embedder{Head: h, BatchSize: e.BatchSize, BatchTokens: e.BatchTokens, Progress: e.Progress,
+		sess: e.sess, inputNames: e.inputNames, outputs: e.outputs, info: e.info, threads: e.threads}
+}
 
 // VocabSize returns the size of the model's vocabulary.
 func (e *Embedder) VocabSize() int { return e.info.Vocab }
@@ -198,8 +213,7 @@ func (e *Embedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 			return nil, err
 		}
 		for j, i := range batch {
-			e.Pooling.Pool(out[i], hidden[j])
-			encoder.Normalize(out[i])
+			e.Head.Apply(out[i], hidden[j], e.info.Hidden)
 		}
 		done += len(batch)
 		if e.Progress != nil {

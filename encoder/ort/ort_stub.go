@@ -7,7 +7,7 @@ import "github.com/dreval/dreval/encoder"
 // Embedder is the ONNX Runtime embedder; in this build it cannot be
 // created (New returns ErrNotCompiled).
 type Embedder struct {
-	Pooling                encoder.Pooling
+	Head                   *encoder.Head
 	BatchSize, BatchTokens int
 	Progress               encoder.Progress
 }
@@ -37,6 +37,9 @@ func (e *Embedder) ForwardPooled(seqs [][]int32) (hidden, pooled [][]float32, er
 
 // Dim returns 0.
 func (e *Embedder) Dim() int { return 0 }
+
+// Hidden returns 0.
+func (e *Embedder) Hidden() int { return 0 }
 
 // VocabSize returns 0.
 func (e *Embedder) VocabSize() int { return 0 }

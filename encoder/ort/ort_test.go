@@ -191,7 +191,7 @@ func TestCLSPoolingAndForward(t *testing.T) {
 			t.Fatalf("sequence %d: %d hidden values, want %d", i, len(h), len(ids[i])*384)
 		}
 	}
-	e.Pooling = encoder.CLS
+	e.Head = &encoder.Head{Pooling: encoder.CLS, Normalize: true}
 	vecs, err := e.EmbedIDs(ids)
 	if err != nil {
 		t.Fatal(err)
@@ -313,7 +313,7 @@ func TestThreeEnginesAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromONNX, err := (&encoder.BERT{Model: model, Pooling: encoder.Mean}).EmbedIDs(ids)
+	fromONNX, err := (&encoder.BERT{Model: model, Head: &encoder.Head{Pooling: encoder.Mean, Normalize: true}}).EmbedIDs(ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,18 +376,5 @@ func TestAvailableReportsMissingLibrary(t *testing.T) {
 func TestDefaultLibPath(t *testing.T) {
 	if got, want := DefaultLibPath("/home/u/.cache"), "/home/u/.cache/dreval/lib/libonnxruntime.so.1"; got != want {
 		t.Errorf("DefaultLibPath = %q, want %q", got, want)
-	}
-}
-
-func TestPool(t *testing.T) {
-	hidden := []float32{1, 2, 3, 4, 5, 6} // three rows of two
-	got := make([]float32, 2)
-	encoder.Mean.Pool(got, hidden)
-	if got[0] != 3 || got[1] != 4 {
-		t.Errorf("mean pooling = %v, want [3 4]", got)
-	}
-	encoder.CLS.Pool(got, hidden)
-	if got[0] != 1 || got[1] != 2 {
-		t.Errorf("CLS pooling = %v, want [1 2]", got)
 	}
 }

@@ -216,6 +216,33 @@ func Read(r io.ReaderAt, size int64, name string) (*File, error) {
 	return f, nil
 }
 
+// ReadTensors reads, of a safetensors file of the given size, the float
+// tensors whose names keep returns true for, without converting the
+// others: a model's head weights beside its transformer's. name is used
+// in error messages.
+func ReadTensors(r io.ReaderAt, size int64, name string, keep func(tensor string) bool) (tensor.Set, error) {
+	h, err := ReadHeader(r, size, name)
+	if err != nil {
+		return nil, err
+	}
+	out := tensor.Set{}
+	buf := make([]byte, 1<<16)
+	for _, e := range h.Entries {
+		if !keep(e.Name) {
+			continue
+		}
+		if !e.DType.Float() {
+			return nil, fmt.Errorf("%s: tensor %q is %s, not a float tensor", name, e.Name, e.DType)
+		}
+		t := &tensor.Tensor{Shape: e.Shape, Data: make([]float32, tensor.Numel(e.Shape))}
+		if err := readFloats(r, h.DataStart+e.Begin, e.DType, t.Data, buf); err != nil {
+			return nil, fmt.Errorf("%s: tensor %q: %w", name, e.Name, err)
+		}
+		out[e.Name] = t
+	}
+	return out, nil
+}
+
 // ReadFile reads the safetensors file at path.
 func ReadFile(path string) (*File, error) {
 	fh, err := os.Open(path)

@@ -63,7 +63,11 @@ func ONNXDir(t testing.TB, name string, files ...string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+		p := filepath.Join(dir, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -73,4 +77,20 @@ func ONNXDir(t testing.TB, name string, files ...string) string {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// Settings returns the sentence-transformers settings files of the
+// installed model name (modules.json, 1_Pooling/config.json,
+// sentence_bert_config.json, config_sentence_transformers.json: those it
+// has), for ONNXDir copies that must embed as the model does.
+func Settings(t testing.TB, name string) []string {
+	t.Helper()
+	src := sharedtest.ModelDir(t, name)
+	var out []string
+	for _, f := range []string{"modules.json", "1_Pooling/config.json", "sentence_bert_config.json", "config_sentence_transformers.json"} {
+		if fileExists(filepath.Join(src, filepath.FromSlash(f))) {
+			out = append(out, f)
+		}
+	}
+	return out
 }

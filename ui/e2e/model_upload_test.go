@@ -20,7 +20,7 @@ import (
 // installed MiniLM's config.json and tokenizer.json and its weights
 // exported as model.onnx (no safetensors).
 func minilmONNXDir(t testing.TB) string {
-	return modeltest.ONNXDir(t, "minilm", "config.json", "tokenizer.json")
+	return modeltest.ONNXDir(t, "minilm", append(modeltest.Settings(t, "minilm"), "config.json", "tokenizer.json")...)
 }
 
 const (
@@ -45,6 +45,10 @@ func TestModelUpload(t *testing.T) {
 		chromedp.SetUploadFiles(chromedp.ID("model-tokenizer"), []string{filepath.Join(dir, "tokenizer.json")}),
 		chromedp.SetUploadFiles(chromedp.ID("model-weights"), []string{filepath.Join(dir, "model.onnx")}),
 		chromedp.SetUploadFiles(chromedp.ID("model-config"), []string{filepath.Join(dir, "config.json")}),
+		chromedp.SetUploadFiles(chromedp.ID("model-modules"), []string{filepath.Join(dir, "modules.json")}),
+		chromedp.SetUploadFiles(chromedp.ID("model-pooling"), []string{filepath.Join(dir, "1_Pooling", "config.json")}),
+		chromedp.SetUploadFiles(chromedp.ID("model-sbert"), []string{filepath.Join(dir, "sentence_bert_config.json")}),
+		chromedp.SetUploadFiles(chromedp.ID("model-stconfig"), []string{filepath.Join(dir, "config_sentence_transformers.json")}),
 	); err != nil {
 		t.Fatal(err)
 	}
