@@ -12,8 +12,8 @@ import (
 	"github.com/dreval/dreval/metrics"
 )
 
-// DefaultKs are the cut-offs DPR reports.
-var DefaultKs = []int{1, 5, 20, 100}
+// DefaultKs returns the cut-offs DPR reports (a new slice each call).
+func DefaultKs() []int { return []int{1, 5, 20, 100} }
 
 // Question is one question's answers.
 type Question struct {
@@ -135,7 +135,7 @@ func (r *Result) InDenominator() bool { return true }
 func TopK(run metrics.Run, questions []Question, passages *Passages, opt Options) (*Result, error) {
 	ks := opt.Ks
 	if ks == nil {
-		ks = DefaultKs
+		ks = DefaultKs()
 	}
 	ks = slices.Clone(ks)
 	sort.Ints(ks)

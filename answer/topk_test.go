@@ -123,3 +123,10 @@ func TestNoPassageModes(t *testing.T) {
 		}
 	}
 }
+
+func TestDefaultKsIsACopy(t *testing.T) {
+	DefaultKs()[0] = 7
+	if k := DefaultKs(); !slices.Equal(k, []int{1, 5, 20, 100}) {
+		t.Errorf("DefaultKs %v", k)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/dreval/dreval/metrics"
 )
 
 // LoadBEIR loads a collection in the BEIR folder layout from dir:
@@ -105,7 +107,7 @@ func loadBEIR(fsys fs.FS, where, name, split string, withCorpus bool) (*Collecti
 	c.Queries = queries
 	qrelsName := path.Join("qrels", split+".tsv")
 	err = withFile(fsys, where, qrelsName, func(r io.Reader, name string) error {
-		q, err := readQrelsTSV(r, name)
+		q, err := metrics.ReadQrels(r, name)
 		c.Qrels = q
 		return err
 	})

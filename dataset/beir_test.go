@@ -67,6 +67,29 @@ func TestLoadBEIRMini(t *testing.T) {
 	}
 }
 
+// TestLoadBEIRQrelsForms loads the same judgments written in each form
+// metrics.ReadQrels reads: BEIR with its header and a byte order mark,
+// BEIR without the header, and TREC's four columns.
+func TestLoadBEIRQrelsForms(t *testing.T) {
+	corpus := `{"_id":"d1","text":"x"}` + "\n" + `{"_id":"d2","text":"y"}` + "\n"
+	queries := `{"_id":"q1","text":"y"}` + "\n"
+	want := Qrels{"q1": {"d1": 2, "d2": 0}}
+	for name, qrels := range map[string]string{
+		"beir, BOM and header": "\ufeffquery-id\tcorpus-id\tscore\r\nq1\td1\t2\r\nq1\td2\t0\r\n",
+		"beir without header":  "q1\td1\t2\nq1\td2\t0\n",
+		"trec":                 "q1 0 d1 2\nq1 0 d2 0\n",
+	} {
+		c, err := LoadBEIR(writeDir(t, map[string]string{"corpus.jsonl": corpus, "queries.jsonl": queries, "qrels/test.tsv": qrels}), "test")
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !reflect.DeepEqual(c.Qrels, want) {
+			t.Errorf("%s: qrels %v, want %v", name, c.Qrels, want)
+		}
+	}
+}
+
 // writeDir writes files (name -> content) under a new temporary directory.
 func writeDir(t *testing.T, files map[string]string) string {
 	t.Helper()
@@ -108,7 +131,7 @@ func TestLoadBEIRErrors(t *testing.T) {
 		{"bad split", map[string]string{"corpus.jsonl": corpus, "queries.jsonl": queries, "qrels/test.tsv": qrels},
 			"../test", `invalid split "../test"`},
 		{"bad qrels", map[string]string{"corpus.jsonl": corpus, "queries.jsonl": queries, "qrels/test.tsv": "q1\td1\tyes\n"},
-			"test", `test.tsv:1: score "yes" is not an integer`},
+			"test", `test.tsv:1: relevance "yes": expected an integer`},
 		{"bad answers", map[string]string{"corpus.jsonl": corpus, "queries.jsonl": queries, "qrels/test.tsv": qrels, "answers.jsonl": "{}"},
 			"test", `answers.jsonl:1: missing "query-id"`},
 	}

@@ -8,8 +8,13 @@
 // see Collection.NoQrels), TREC qrels and topics (SGML <top> blocks or
 // "qid<TAB>text" lines), and DPR question files (tab-separated question and
 // Python-style answer list, or JSON lines). It also embeds a small demo
-// collection written for dreval, loadable as Load("demo", "test"), and
-// downloads BEIR archives with Get.
+// collection written for dreval, loadable as Load("demo", "test").
+// Downloading BEIR archives is package dataset/download's job, kept apart
+// so that the browser app, which loads collections, carries no HTTP code.
+//
+// Qrels are read by metrics.ReadQrels, the parser "dreval metrics" uses
+// too, and JSON lines by this package's readers alone: an "_id" is a
+// string or an integer (see CorpusReader).
 //
 // Readers report problems with the file, line and field at fault. Loading
 // keeps everything it reads: judgments that name documents absent from the
@@ -21,6 +26,8 @@ package dataset
 import (
 	"fmt"
 	"sort"
+
+	"github.com/dreval/dreval/metrics"
 )
 
 // Doc is one document (passage) of a corpus.
@@ -39,7 +46,9 @@ type Query struct {
 // Qrels maps a query id to the judged documents' ids and their relevance
 // grades. A grade may be negative or zero (judged not relevant) or graded
 // (1, 2, ...); which grades count as relevant is the metric's decision.
-type Qrels = map[string]map[string]int
+// The loaders read qrels files with metrics.ReadQrels, the one qrels
+// parser (BEIR with or without its header, TREC, a byte order mark).
+type Qrels = metrics.Qrels
 
 // Collection is a loaded test collection.
 type Collection struct {

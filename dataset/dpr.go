@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/dreval/dreval/internal/pylit"
 )
 
 // Question is a question with its answers, as in DPR's question files. For
@@ -99,9 +101,9 @@ func dprTSV(lr *lineReader, line []byte) (Question, error) {
 	if f[0] == "" {
 		return Question{}, lr.errorf("empty question")
 	}
-	answers, err := parsePyStrings(f[1])
+	answers, err := pylit.StringList(f[1])
 	if err != nil {
-		return Question{}, lr.errorf("answers field: %v", err)
+		return Question{}, lr.errorf("answers field: python list at %v", err)
 	}
 	return Question{Text: f[0], Answers: answers}, nil
 }

@@ -1,72 +1,14 @@
 package dataset
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/dreval/dreval/internal/sharedtest"
 )
-
-func TestParsePyStrings(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{`['Elvis', "O'Brien"]`, []string{"Elvis", "O'Brien"}},
-		{`[]`, []string{}},
-		{` [ 'a' , ] `, []string{"a"}},
-		{`['it\'s', "say \"hi\"", 'back\\slash']`, []string{"it's", `say "hi"`, `back\slash`}},
-		{`['Angola \u200e', 'S\xc3\x83o', 'Apple\uf8ff']`, []string{"Angola \u200e", "S\u00c3\u0083o", "Apple\uf8ff"}},
-		{`['\U0001F600', '\ud83d\ude00', '\ud83d', '\ude00x']`, []string{"😀", "😀", "\uFFFD", "\uFFFDx"}},
-		{`['tab\there', 'nl\n', '\101\0', '\a\b\f\r\v']`, []string{"tab\there", "nl\n", "A\x00", "\a\b\f\r\v"}},
-		{`['keeps \s and \d']`, []string{`keeps \s and \d`}},
-		{`[u'unicode', r'raw\n', R"raw\"q"]`, []string{"unicode", `raw\n`, `raw\"q`}},
-		{`['Llanfair\xadpwll']`, []string{"Llanfair\u00adpwll"}},
-		{`['"John Cage after the premiere of 4\'33""""']`, []string{`"John Cage after the premiere of 4'33""""`}},
-		{`['über', "日本"]`, []string{"über", "日本"}},
-	}
-	for _, tt := range tests {
-		got, err := parsePyStrings(tt.in)
-		if err != nil {
-			t.Errorf("%s: %v", tt.in, err)
-			continue
-		}
-		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%s: got %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestParsePyStringsErrors(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{``, "byte 0: want '['"},
-		{`'a'`, "byte 0: want '['"},
-		{`['a'`, "byte 4: want ',' or ']'"},
-		{`['a' 'b']`, "byte 5: want ',' or ']'"},
-		{`['a]`, "byte 1: unterminated string"},
-		{`['a\`, "byte 1: unterminated string"},
-		{`[a]`, "byte 1: want a quoted string"},
-		{`['''a''']`, "triple-quoted"},
-		{`['\x4']`, `bad \x escape`},
-		{`['\x4`, `truncated \x escape`},
-		{`['\U00110000']`, "beyond U+10FFFF"},
-		{`['\N{DASH}']`, `\N{...} escapes are not supported`},
-		{`['a'] x`, "byte 6: unexpected text after the list"},
-		{"['a\nb']", "newline inside a string"},
-		{`[1, 2]`, "want a quoted string"},
-	}
-	for _, tt := range tests {
-		_, err := parsePyStrings(tt.in)
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: got %v, want %q", tt.in, err, tt.want)
-		}
-	}
-}
 
 func TestSplitCSVTab(t *testing.T) {
 	tests := []struct {
@@ -198,63 +140,6 @@ func TestSharedDPRQuestions(t *testing.T) {
 			t.Errorf("%s %q: answers %q, want %q", c.file, c.prefix, q.Answers, c.answers)
 		}
 	}
-}
-
-func FuzzParsePyStrings(f *testing.F) {
-	for _, s := range []string{`['Elvis', "O'Brien"]`, `['\u200e\xad\U0001F600\101']`, `[r'\'', u"x",]`, `['\ud83d\ude00']`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, in string) {
-		got, err := parsePyStrings(in)
-		if err != nil {
-			return
-		}
-		if got == nil {
-			t.Fatal("nil list without error")
-		}
-		// Written back as a Python literal, the list parses to itself
-		// (strings holding invalid UTF-8 copied from the input excepted).
-		for _, s := range got {
-			if !utf8.ValidString(s) {
-				return
-			}
-		}
-		again, err := parsePyStrings(pyRepr(got))
-		if err != nil || !reflect.DeepEqual(again, got) {
-			t.Fatalf("round trip of %q via %s: %q, %v", got, pyRepr(got), again, err)
-		}
-	})
-}
-
-// pyRepr writes strs, which must be valid UTF-8, as a Python list literal
-// with every non-ASCII or control character escaped.
-func pyRepr(strs []string) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, s := range strs {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteByte('\'')
-		for _, r := range s {
-			switch {
-			case r == '\\' || r == '\'':
-				b.WriteByte('\\')
-				b.WriteRune(r)
-			case r >= 0x20 && r < 0x7f:
-				b.WriteRune(r)
-			case r <= 0xff:
-				fmt.Fprintf(&b, "\\x%02x", r)
-			case r <= 0xffff:
-				fmt.Fprintf(&b, "\\u%04x", r)
-			default:
-				fmt.Fprintf(&b, "\\U%08x", r)
-			}
-		}
-		b.WriteByte('\'')
-	}
-	b.WriteByte(']')
-	return b.String()
 }
 
 func FuzzReadDPRQuestions(f *testing.F) {

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -8,11 +9,21 @@ import (
 
 // CorpusReader reads a BEIR corpus.jsonl one document at a time, so that
 // corpora larger than memory can be streamed. Each non-blank line is a JSON
-// object with a string "_id" (required, non-empty), "text" (required) and
-// "title" (optional); other fields are ignored. It does not check that ids
-// are unique: LoadBEIR does.
+// object with an "_id" (required, non-empty; see the package's rule for
+// ids below), a string "text" (required) and "title" (optional); other
+// fields are ignored. It does not check that ids are unique: LoadBEIR
+// does.
+//
+// An "_id" is a JSON string, or a JSON integer such as 17 (as in
+// Cranfield's and other BEIR-style files written by tools that store ids
+// as numbers), which stands for its decimal text exactly as written ("17";
+// a large integer keeps every digit). A number with a fraction or an
+// exponent (1.5, 1e3) is refused: as text it would not be the id the qrels
+// name.
 type CorpusReader struct {
 	lr *lineReader
+	// textOnly: see NewTextReader.
+	textOnly bool
 }
 
 // NewCorpusReader returns a reader of r; name (usually the file name) is
@@ -21,26 +32,52 @@ func NewCorpusReader(r io.Reader, name string) *CorpusReader {
 	return &CorpusReader{lr: newLineReader(r, name)}
 }
 
+// NewTextReader returns a CorpusReader of r for documents read only for
+// their text, as "dreval encode" embeds them: "_id" may be left out (the
+// document's ID is then empty), and so may "text" when "title" is given;
+// an object with neither "text" nor "title" is an error.
+func NewTextReader(r io.Reader, name string) *CorpusReader {
+	return &CorpusReader{lr: newLineReader(r, name), textOnly: true}
+}
+
 // Line returns the number of the line the last document was read from.
 func (r *CorpusReader) Line() int { return r.lr.line }
 
 // Next returns the next document, or io.EOF after the last one.
 func (r *CorpusReader) Next() (Doc, error) {
 	var raw struct {
-		ID    *string `json:"_id"`
-		Title *string `json:"title"`
-		Text  *string `json:"text"`
+		ID    json.RawMessage `json:"_id"`
+		Title *string         `json:"title"`
+		Text  *string         `json:"text"`
 	}
 	if err := nextJSON(r.lr, &raw); err != nil {
 		return Doc{}, err
 	}
-	if err := need(r.lr, "_id", raw.ID, true); err != nil {
-		return Doc{}, err
+	var d Doc
+	if r.textOnly {
+		if raw.Text == nil && raw.Title == nil {
+			return Doc{}, r.lr.errorf("the object has neither %q nor %q", "text", "title")
+		}
+		if len(raw.ID) > 0 && string(raw.ID) != "null" {
+			id, err := idField(r.lr, raw.ID)
+			if err != nil {
+				return Doc{}, err
+			}
+			d.ID = id
+		}
+	} else {
+		id, err := idField(r.lr, raw.ID)
+		if err != nil {
+			return Doc{}, err
+		}
+		if err := need(r.lr, "text", raw.Text, false); err != nil {
+			return Doc{}, err
+		}
+		d.ID = id
 	}
-	if err := need(r.lr, "text", raw.Text, false); err != nil {
-		return Doc{}, err
+	if raw.Text != nil {
+		d.Text = *raw.Text
 	}
-	d := Doc{ID: *raw.ID, Text: *raw.Text}
 	if raw.Title != nil {
 		d.Title = *raw.Title
 	}
@@ -48,7 +85,8 @@ func (r *CorpusReader) Next() (Doc, error) {
 }
 
 // QueryReader reads a BEIR queries.jsonl: one JSON object per non-blank
-// line with a string "_id" (required, non-empty) and "text" (required).
+// line with an "_id" (required, non-empty; a string or an integer, as
+// CorpusReader reads it) and a string "text" (required).
 type QueryReader struct {
 	lr *lineReader
 }
@@ -58,22 +96,53 @@ func NewQueryReader(r io.Reader, name string) *QueryReader {
 	return &QueryReader{lr: newLineReader(r, name)}
 }
 
+// Line returns the number of the line the last query was read from.
+func (r *QueryReader) Line() int { return r.lr.line }
+
 // Next returns the next query, or io.EOF after the last one.
 func (r *QueryReader) Next() (Query, error) {
 	var raw struct {
-		ID   *string `json:"_id"`
-		Text *string `json:"text"`
+		ID   json.RawMessage `json:"_id"`
+		Text *string         `json:"text"`
 	}
 	if err := nextJSON(r.lr, &raw); err != nil {
 		return Query{}, err
 	}
-	if err := need(r.lr, "_id", raw.ID, true); err != nil {
+	id, err := idField(r.lr, raw.ID)
+	if err != nil {
 		return Query{}, err
 	}
 	if err := need(r.lr, "text", raw.Text, false); err != nil {
 		return Query{}, err
 	}
-	return Query{ID: *raw.ID, Text: *raw.Text}, nil
+	return Query{ID: id, Text: *raw.Text}, nil
+}
+
+// idField reads an "_id" (see CorpusReader): a non-empty JSON string, or
+// a JSON integer taken as its decimal text as written.
+func idField(lr *lineReader, raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", lr.errorf("missing %q", "_id")
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", jsonError(lr, err)
+		}
+		if s == "" {
+			return "", lr.errorf("empty %q", "_id")
+		}
+		return s, nil
+	case c == '-' || '0' <= c && c <= '9':
+		// json.Unmarshal has checked the number's syntax.
+		if bytes.ContainsAny(raw, ".eE") {
+			return "", lr.errorf("field %q is the number %s, not an integer: write the id as a string (\"%s\") so that it stays the id the qrels name", "_id", raw, raw)
+		}
+		return string(raw), nil
+	}
+	kind := map[byte]string{'{': "object", '[': "array", 't': "boolean", 'f': "boolean"}[raw[0]]
+	return "", lr.errorf("field %q is a JSON %s, want a string or an integer", "_id", kind)
 }
 
 // nextJSON decodes the next non-blank line of lr into v.

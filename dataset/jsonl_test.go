@@ -35,6 +35,10 @@ func TestCorpusReader(t *testing.T) {
 		{"extra fields", `{"_id":"a","text":"x","metadata":{"url":"u"},"n":3}`, []Doc{{"a", "", "x"}}},
 		{"empty text", `{"_id":"a","title":"only a title","text":""}`, []Doc{{"a", "only a title", ""}}},
 		{"unicode", `{"_id":"中","text":"我爱北京\u00e9"}`, []Doc{{"中", "", "我爱北京é"}}},
+		// Numeric ids (Cranfield-style files) are their decimal text as
+		// written: no float conversion may change a digit.
+		{"numeric ids", `{"_id":17,"text":"x"}` + "\n" + `{"_id":123456789012345678901234567890,"text":"y"}` + "\n" + `{"_id":-3,"text":"z"}` + "\n" + `{"_id":9007199254740993,"text":"w"}`,
+			[]Doc{{"17", "", "x"}, {"123456789012345678901234567890", "", "y"}, {"-3", "", "z"}, {"9007199254740993", "", "w"}}},
 		{"empty", "", nil},
 	}
 	for _, tt := range tests {
@@ -60,7 +64,11 @@ func TestCorpusReaderErrors(t *testing.T) {
 		{"missing id", ok + `{"text":"x"}`, `corpus.jsonl:2: missing "_id"`},
 		{"empty id", `{"_id":"","text":"x"}`, `corpus.jsonl:1: empty "_id"`},
 		{"missing text", ok + ok + `{"_id":"b","title":"t"}`, `corpus.jsonl:3: missing "text"`},
-		{"numeric id", `{"_id":17,"text":"x"}`, `corpus.jsonl:1: field "_id" is a JSON number, want a string`},
+		{"fractional id", `{"_id":1.5,"text":"x"}`, `corpus.jsonl:1: field "_id" is the number 1.5, not an integer: write the id as a string ("1.5")`},
+		{"exponent id", ok + `{"_id":1e3,"text":"x"}`, `corpus.jsonl:2: field "_id" is the number 1e3, not an integer`},
+		{"array id", `{"_id":[1],"text":"x"}`, `corpus.jsonl:1: field "_id" is a JSON array, want a string or an integer`},
+		{"boolean id", `{"_id":true,"text":"x"}`, `corpus.jsonl:1: field "_id" is a JSON boolean, want a string or an integer`},
+		{"null id", `{"_id":null,"text":"x"}`, `corpus.jsonl:1: missing "_id"`},
 		{"null text", `{"_id":"a","text":null}`, `corpus.jsonl:1: missing "text"`},
 		{"array line", `["a","x"]`, `corpus.jsonl:1: want a JSON object, got array`},
 		{"broken json", ok + `{"_id":"a",`, `corpus.jsonl:2: invalid JSON`},
@@ -95,7 +103,7 @@ func TestLineTooLong(t *testing.T) {
 }
 
 func TestQueryReader(t *testing.T) {
-	in := "\ufeff" + `{"_id":"1","text":"what is x","metadata":{}}` + "\n" + `{"_id":"2","text":""}` + "\n" + `{"_id":"3"}`
+	in := "\ufeff" + `{"_id":"1","text":"what is x","metadata":{}}` + "\n" + `{"_id":"2","text":""}` + "\n\n" + `{"_id":225,"text":"n"}` + "\n" + `{"_id":"3"}`
 	qr := NewQueryReader(strings.NewReader(in), "queries.jsonl")
 	var got []Query
 	var err error
@@ -107,12 +115,12 @@ func TestQueryReader(t *testing.T) {
 		}
 		got = append(got, q)
 	}
-	want := []Query{{"1", "what is x"}, {"2", ""}}
+	want := []Query{{"1", "what is x"}, {"2", ""}, {"225", "n"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if err == nil || err.Error() != `queries.jsonl:3: missing "text"` {
-		t.Errorf("got error %v", err)
+	if err == nil || err.Error() != `queries.jsonl:5: missing "text"` || qr.Line() != 5 {
+		t.Errorf("got error %v at line %d", err, qr.Line())
 	}
 }
 
@@ -195,4 +203,28 @@ func FuzzReadAnswers(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestTextReader(t *testing.T) {
+	in := `{"text":"no id"}` + "\n" + `{"_id":7,"title":"only a title"}` + "\n\n" + `{"_id":"d","title":"T","text":"x"}` + "\n" + `{"id":1}` + "\n"
+	tr := NewTextReader(strings.NewReader(in), "docs.jsonl")
+	var got []Doc
+	var err error
+	for {
+		var d Doc
+		if d, err = tr.Next(); err != nil {
+			break
+		}
+		got = append(got, d)
+	}
+	want := []Doc{{"", "", "no id"}, {"7", "only a title", ""}, {"d", "T", "x"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if err == nil || err.Error() != `docs.jsonl:5: the object has neither "text" nor "title"` {
+		t.Errorf("got error %v", err)
+	}
+	if _, err := NewTextReader(strings.NewReader(`{"_id":1.5,"text":"x"}`), "f").Next(); err == nil || !strings.Contains(err.Error(), "not an integer") {
+		t.Errorf("a fractional id: %v", err)
+	}
 }

@@ -26,7 +26,17 @@ type lineReader struct {
 }
 
 func newLineReader(r io.Reader, name string) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), name: name, max: MaxLineBytes}
+	return &lineReader{br: bufio.NewReaderSize(r, bufferSize(r, 64<<10)), name: name, max: MaxLineBytes}
+}
+
+// bufferSize returns the read buffer size for r: size, or less for a
+// reader that says it holds less (a bytes.Reader or strings.Reader of an
+// upload, a test's input), so that reading a small input allocates little.
+func bufferSize(r io.Reader, size int) int {
+	if l, ok := r.(interface{ Len() int }); ok && l.Len() < size {
+		return max(l.Len()+1, 16) // bufio's smallest buffer
+	}
+	return size
 }
 
 // next returns the next line, valid until the following call, or io.EOF.

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+
+	"github.com/dreval/dreval/metrics"
 )
 
 // Summary counts a BEIR-layout folder's contents without keeping them in
@@ -64,7 +66,7 @@ func Summarize(dir string) (Summary, error) {
 	}
 	for _, split := range splitsFS(fsys) {
 		err := withFile(fsys, dir, path.Join("qrels", split+".tsv"), func(r io.Reader, name string) error {
-			q, err := readQrelsTSV(r, name)
+			q, err := metrics.ReadQrels(r, name)
 			if err != nil {
 				return err
 			}

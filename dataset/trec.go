@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/dreval/dreval/metrics"
 )
 
 // Topic is a TREC topic. Title is what retrieval experiments usually use
@@ -199,7 +201,7 @@ func LoadTREC(topicsPath, qrelsPath string) (*Collection, error) {
 		return nil, err
 	}
 	defer qf.Close()
-	qrels, err := readQrelsTSV(qf, qrelsPath)
+	qrels, err := metrics.ReadQrels(qf, qrelsPath)
 	if err != nil {
 		return nil, err
 	}

@@ -294,3 +294,10 @@ func TestReadSBERTConfig(t *testing.T) {
 		t.Errorf("absent file: %+v, %v", c, err)
 	}
 }
+
+func TestWeightFilesIsACopy(t *testing.T) {
+	WeightFiles()[0] = "changed"
+	if w := WeightFiles(); w[0] != "model.safetensors" || len(w) != 2 {
+		t.Errorf("WeightFiles %v", w)
+	}
+}

@@ -18,7 +18,7 @@ func BenchmarkRunDemoFake(b *testing.B) {
 	}
 	for i := 0; i < b.N; i++ {
 		cfg, _ := fakeConfig(c)
-		cfg.Rates, cfg.Seeds, cfg.K, cfg.Resamples = experiment.DefaultRates, 5, 100, 10000
+		cfg.Rates, cfg.Seeds, cfg.K, cfg.Resamples = experiment.DefaultRates(), 5, 100, 10000
 		if _, err := experiment.Run(context.Background(), cfg, nil); err != nil {
 			b.Fatal(err)
 		}

@@ -23,9 +23,9 @@ const (
 	DefaultSplit     = "test"
 )
 
-// DefaultRates are the perturbation rates swept when none are given: clean
-// and the paper's 5%, 10% and 20%.
-var DefaultRates = []float64{0, 0.05, 0.1, 0.2}
+// DefaultRates returns the perturbation rates swept when none are given:
+// clean and the paper's 5%, 10% and 20% (a new slice each call).
+func DefaultRates() []float64 { return []float64{0, 0.05, 0.1, 0.2} }
 
 // Config describes one experiment: datasets x models x perturbation rates
 // x seeds.
@@ -46,7 +46,7 @@ type Config struct {
 	// ignored (Rates and Seeds sweep them). The zero Mode means idshift.
 	Perturbation perturb.Config
 	// Rates are the perturbation rates; 0 is the clean run, computed once
-	// whatever the number of seeds. nil means DefaultRates.
+	// whatever the number of seeds. nil means DefaultRates().
 	Rates []float64
 	// Seeds is the number of seeds per rate > 0 (seeds FirstSeed,
 	// FirstSeed+1, ...); 0 means DefaultSeeds.
@@ -69,13 +69,13 @@ type Config struct {
 	// Task chooses the scores beside st and trec: TaskIR ("" too),
 	// TaskDPR (answer-span accuracy) or TaskDuReader (the dureader
 	// convention and answer-span accuracy of the extractive answers).
-	Task string
+	Task Task
 	// AnswerModes are the answer matching modes of TaskDPR and
 	// TaskDuReader; nil means the task's defaults (dpr: string; dureader:
 	// string and substring).
 	AnswerModes []answer.Mode
 	// AnswerKs are the answer accuracy cut-offs; nil means
-	// answer.DefaultKs.
+	// answer.DefaultKs().
 	AnswerKs []int
 	// PassageText makes dense models encode each document as DPR does,
 	// answer.PassageText(title, text) ("title [SEP] text"), instead of
@@ -94,7 +94,7 @@ func (c Config) withDefaults() Config {
 		c.Perturbation.Mode = perturb.IDShift
 	}
 	if c.Rates == nil {
-		c.Rates = DefaultRates
+		c.Rates = DefaultRates()
 	}
 	if c.Seeds == 0 {
 		c.Seeds = DefaultSeeds
@@ -115,10 +115,10 @@ func (c Config) withDefaults() Config {
 		c.TestSeed = DefaultTestSeed
 	}
 	if c.ModelOptions.Engine == "" {
-		c.ModelOptions.Engine = "auto"
+		c.ModelOptions.Engine = EngineAuto
 	}
 	if c.ModelOptions.Analyzer == "" {
-		c.ModelOptions.Analyzer = "wordpiece"
+		c.ModelOptions.Analyzer = AnalyzerWordPiece
 	}
 	if c.Task == "" {
 		c.Task = TaskIR
@@ -127,7 +127,7 @@ func (c Config) withDefaults() Config {
 		c.AnswerModes = defaultAnswerModes(c.Task)
 	}
 	if c.AnswerKs == nil && hasAnswers(c.Task) {
-		c.AnswerKs = answer.DefaultKs
+		c.AnswerKs = answer.DefaultKs()
 	}
 	return c
 }
@@ -186,18 +186,14 @@ func (c Config) Validate() error {
 	if c.Resamples < 0 {
 		return fmt.Errorf("resamples %d: want at least 1", c.Resamples)
 	}
-	switch c.ModelOptions.Engine {
-	case "auto", "go", "ort":
-	default:
-		return fmt.Errorf("engine %q: want auto, go or ort", c.ModelOptions.Engine)
+	if _, err := ParseEngine(string(c.ModelOptions.Engine)); err != nil {
+		return err
 	}
-	switch c.ModelOptions.Analyzer {
-	case "wordpiece", "words", "bigram":
-	default:
-		return fmt.Errorf("analyzer %q: want wordpiece, words or bigram", c.ModelOptions.Analyzer)
+	if _, err := ParseAnalyzer(string(c.ModelOptions.Analyzer)); err != nil {
+		return err
 	}
-	if !slices.Contains(Tasks, c.Task) {
-		return fmt.Errorf("task %q: want one of %v", c.Task, Tasks)
+	if _, err := ParseTask(string(c.Task)); err != nil {
+		return err
 	}
 	if len(c.AnswerModes) > 0 && !hasAnswers(c.Task) {
 		return fmt.Errorf("answer modes are given but task %s measures no answer accuracy (use task dpr or dureader)", c.Task)

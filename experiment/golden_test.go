@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"testing"
 
 	"github.com/dreval/dreval/experiment"
@@ -77,28 +78,128 @@ func TestGoldenFakeDemo(t *testing.T) {
 	if err := json.Unmarshal(want, &w); err != nil {
 		t.Fatal(err)
 	}
-	if len(w.Runs) != len(got.Runs) || len(w.Drops) != len(got.Drops) {
-		t.Fatalf("%d runs and %d rate summaries, golden %d and %d", len(got.Runs), len(got.Drops), len(w.Runs), len(w.Drops))
-	}
-	for name, vals := range got.Runs {
-		for k, v := range vals {
-			if w.Runs[name][k] != v {
-				t.Errorf("%s %s = %v, golden %v", name, k, v, w.Runs[name][k])
+	compareGolden(t, got, w)
+}
+
+// compareGolden reports every difference between the numbers of a run
+// (got) and the golden file's (want), over the keys of both: a run, a
+// measure or a comparison that vanished from the output fails as surely
+// as one whose value changed, and so does one the golden file lacks.
+func compareGolden(t testing.TB, got, want golden) {
+	t.Helper()
+	for _, name := range unionKeys(got.Runs, want.Runs) {
+		g, inGot := got.Runs[name]
+		w, inWant := want.Runs[name]
+		switch {
+		case !inGot:
+			t.Errorf("run %s is in the golden file but not in the output", name)
+			continue
+		case !inWant:
+			t.Errorf("run %s is in the output but not in the golden file (rewrite it with -update if it is new)", name)
+			continue
+		}
+		for _, k := range unionKeys(g, w) {
+			gv, inGot := g[k]
+			wv, inWant := w[k]
+			switch {
+			case !inGot:
+				t.Errorf("%s %s is in the golden file (%v) but not in the output", name, k, wv)
+			case !inWant:
+				t.Errorf("%s %s = %v is not in the golden file", name, k, gv)
+			case gv != wv:
+				t.Errorf("%s %s = %v, golden %v", name, k, gv, wv)
 			}
 		}
 	}
-	for key, ms := range got.Drops {
-		for k, v := range ms {
-			g := w.Drops[key][k]
+	for _, key := range unionKeys(got.Drops, want.Drops) {
+		g, inGot := got.Drops[key]
+		w, inWant := want.Drops[key]
+		switch {
+		case !inGot:
+			t.Errorf("rate summary %s is in the golden file but not in the output", key)
+			continue
+		case !inWant:
+			t.Errorf("rate summary %s is in the output but not in the golden file", key)
+			continue
+		}
+		for _, k := range unionKeys(g, w) {
+			v, inGot := g[k]
+			gv, inWant := w[k]
+			switch {
+			case !inGot:
+				t.Errorf("drop %s %s is in the golden file but not in the output", key, k)
+				continue
+			case !inWant:
+				t.Errorf("drop %s %s = %+v is not in the golden file", key, k, v)
+				continue
+			}
 			// The t-test p-value goes through math.Exp and friends,
 			// which have assembly on amd64 and not in wasm: the last
 			// bits may differ. Everything else must be equal.
-			if rel := math.Abs(float64(v.PTTest-g.PTTest)) / math.Abs(float64(g.PTTest)); rel < 1e-12 {
-				v.PTTest = g.PTTest
+			if rel := math.Abs(float64(v.PTTest-gv.PTTest)) / math.Abs(float64(gv.PTTest)); rel < 1e-12 {
+				v.PTTest = gv.PTTest
 			}
-			if v != g {
-				t.Errorf("drop %s %s = %+v, golden %+v", key, k, v, g)
+			if v != gv {
+				t.Errorf("drop %s %s = %+v, golden %+v", key, k, v, gv)
 			}
 		}
 	}
 }
+
+// unionKeys returns the keys of a and b, sorted.
+func unionKeys[V any](a, b map[string]V) []string {
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// TestCompareGoldenMissesNothing: compareGolden fails when a measure, a
+// run or a comparison the golden file holds is missing from the output,
+// and when one is added.
+func TestCompareGoldenMissesNothing(t *testing.T) {
+	base := func() golden {
+		return golden{
+			Runs:  map[string]map[string]float64{"clean": {"st:ndcg@10": 0.5, "trec:map": 0.25}, "r0.1": {"st:ndcg@10": 0.4}},
+			Drops: map[string]map[string]results.Comparison{"m@0.1": {"ndcg@10": {MeanA: 0.5, MeanB: 0.4, N: 3}, "map@100": {N: 3}}},
+		}
+	}
+	tests := []struct {
+		name   string
+		change func(*golden)
+		fails  bool
+	}{
+		{"equal", func(*golden) {}, false},
+		{"measure vanished", func(g *golden) { delete(g.Runs["clean"], "trec:map") }, true},
+		{"measure added", func(g *golden) { g.Runs["clean"]["trec:P_10"] = 0.1 }, true},
+		{"run vanished", func(g *golden) { delete(g.Runs, "r0.1") }, true},
+		{"comparison vanished", func(g *golden) { delete(g.Drops["m@0.1"], "map@100") }, true},
+		{"rate summary vanished", func(g *golden) { delete(g.Drops, "m@0.1") }, true},
+		{"value changed", func(g *golden) { g.Runs["r0.1"]["st:ndcg@10"] = 0.41 }, true},
+	}
+	for _, tt := range tests {
+		got := base()
+		tt.change(&got)
+		rec := &recorder{TB: t}
+		compareGolden(rec, got, base())
+		if rec.failed != tt.fails {
+			t.Errorf("%s: compareGolden failed = %v, want %v", tt.name, rec.failed, tt.fails)
+		}
+	}
+}
+
+// recorder is a testing.TB that records failures instead of failing.
+type recorder struct {
+	testing.TB
+	failed bool
+}
+
+func (r *recorder) Helper()               {}
+func (r *recorder) Errorf(string, ...any) { r.failed = true }

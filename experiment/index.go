@@ -52,47 +52,108 @@ func (r *runner) index(c *dataset.Collection, dsName, corpusHash string, m *Mode
 	return &denseIndex{m: m, docs: mat, docIDs: docIDs}, state, nil
 }
 
-// corpusVectors returns model m's vectors of c's corpus, from the cache
-// when it holds them (after checking them), else encoded (and stored).
+// corpusVectors returns model m's vectors of c's corpus (CorpusVectors
+// with the run's cache and document text), reporting progress, a cache hit
+// and a failure to store as events. It returns the cache state for
+// ModelResult.CorpusCache.
 func (r *runner) corpusVectors(c *dataset.Collection, dsName, corpusHash string, m *Model) (*retrieval.Matrix, string, error) {
-	key := CacheKey(m.Fingerprint, corpusHash)
-	tokFP := m.Tokenizer.Fingerprint()
-	dim := m.Embedder.Dim()
-	if r.cfg.Cache != nil {
-		mat, meta, where, ok, err := r.cfg.Cache.Get(key)
-		if err != nil {
-			return nil, "", fmt.Errorf("reading cached corpus embeddings: %w", err)
-		}
-		if ok {
-			// The poisoning defence: queries tokenized by one tokenizer
-			// never meet documents encoded with another.
-			if err := perturb.VerifyFingerprint(meta.TokenizerFingerprint, m.Tokenizer); err != nil {
-				return nil, "", fmt.Errorf("%s: %w (delete it to re-encode the corpus with the current tokenizer)", where, err)
-			}
-			if err := checkCorpusMatrix(mat, len(c.Corpus), dim, c.Corpus, where); err != nil {
-				return nil, "", err
-			}
-			r.emit(Event{Step: StepInfo, Dataset: dsName, Model: m.Name, Message: "corpus embeddings loaded from " + where})
-			return mat, "hit", nil
-		}
-	}
-	mat, err := r.encodeCorpus(c, dsName, m)
+	mat, src, err := CorpusVectors(r.ctx, m, c.Corpus, CorpusOptions{
+		Cache: r.cfg.Cache, PassageText: r.cfg.PassageText, CorpusHash: corpusHash,
+		Progress: func(done, total int) {
+			r.emit(Event{Step: StepEncodeCorpus, Dataset: dsName, Model: m.Name, Done: done, Total: total, Unit: "docs"})
+		},
+	})
 	if err != nil {
 		return nil, "", err
 	}
-	if err := checkCorpusMatrix(mat, len(c.Corpus), dim, c.Corpus, "the encoded corpus"); err != nil {
-		return nil, "", err
+	switch {
+	case src.State == CorpusHit:
+		r.emit(Event{Step: StepInfo, Dataset: dsName, Model: m.Name, Message: "corpus embeddings loaded from " + src.Where})
+	case src.StoreErr != nil:
+		r.warn(dsName, m.Name, "could not store the corpus embeddings in the cache: %v", src.StoreErr)
 	}
-	if r.cfg.Cache == nil {
-		return mat, "encoded", nil
+	return mat, src.State, nil
+}
+
+// The states of CorpusSource, as ModelResult.CorpusCache records them.
+const (
+	CorpusHit     = "hit"     // read from the cache
+	CorpusEncoded = "encoded" // encoded; no cache, or storing failed
+	CorpusStored  = "stored"  // encoded and stored in the cache
+)
+
+// CorpusOptions configures CorpusVectors.
+type CorpusOptions struct {
+	// Cache holds corpus vectors between runs; nil means none.
+	Cache Cache
+	// PassageText encodes each document as DPR's passage text
+	// (Config.PassageText) instead of DocText; the cache key follows it.
+	PassageText bool
+	// CorpusHash is EncodedCorpusHash(corpus, PassageText) when the
+	// caller has it; "" means CorpusVectors computes it.
+	CorpusHash string
+	// Progress, when not nil, is told how many documents of the total are
+	// encoded: 0 first, then after every batch. A cache hit encodes none.
+	Progress func(done, total int)
+}
+
+// CorpusSource says where CorpusVectors found the vectors.
+type CorpusSource struct {
+	// State is CorpusHit, CorpusEncoded or CorpusStored.
+	State string
+	// Where names the cache entry read (a file path, say) on a hit.
+	Where string
+	// StoreErr is why encoded vectors could not be stored in the cache
+	// (State CorpusEncoded); the vectors themselves are fine.
+	StoreErr error
+}
+
+// CorpusVectors returns model m's vectors of corpus, one row per document,
+// as Run gets them: from o.Cache when it holds them under CacheKey(m's
+// fingerprint, the corpus hash), after checking that they were made with
+// m's tokenizer (its fingerprint: queries tokenized by one tokenizer never
+// meet documents encoded with another, the poisoning defence) and hold one
+// finite vector of m's dimension per document; else encoded (sorted by
+// length, in m's batches) and stored there. A cached entry that fails a
+// check is an error naming it, never silently replaced.
+func CorpusVectors(ctx context.Context, m *Model, corpus []dataset.Doc, o CorpusOptions) (*retrieval.Matrix, CorpusSource, error) {
+	hash := o.CorpusHash
+	if hash == "" {
+		hash = EncodedCorpusHash(corpus, o.PassageText)
 	}
-	meta := CacheMeta{Model: m.Name, ModelFingerprint: m.Fingerprint, TokenizerFingerprint: tokFP,
-		CorpusSHA256: corpusHash, Rows: mat.Rows, Dim: mat.Dim}
-	if err := r.cfg.Cache.Put(key, mat, meta); err != nil {
-		r.warn(dsName, m.Name, "could not store the corpus embeddings in the cache: %v", err)
-		return mat, "encoded", nil
+	key := CacheKey(m.Fingerprint, hash)
+	dim := m.Embedder.Dim()
+	if o.Cache != nil {
+		mat, meta, where, ok, err := o.Cache.Get(key)
+		if err != nil {
+			return nil, CorpusSource{}, fmt.Errorf("reading cached corpus embeddings: %w", err)
+		}
+		if ok {
+			if err := perturb.VerifyFingerprint(meta.TokenizerFingerprint, m.Tokenizer); err != nil {
+				return nil, CorpusSource{}, fmt.Errorf("%s: %w (delete it to re-encode the corpus with the current tokenizer)", where, err)
+			}
+			if err := checkCorpusMatrix(mat, len(corpus), dim, corpus, where); err != nil {
+				return nil, CorpusSource{}, err
+			}
+			return mat, CorpusSource{State: CorpusHit, Where: where}, nil
+		}
 	}
-	return mat, "stored", nil
+	mat, err := encodeCorpus(ctx, m, corpus, o.PassageText, o.Progress)
+	if err != nil {
+		return nil, CorpusSource{}, err
+	}
+	if err := checkCorpusMatrix(mat, len(corpus), dim, corpus, "the encoded corpus"); err != nil {
+		return nil, CorpusSource{}, err
+	}
+	if o.Cache == nil {
+		return mat, CorpusSource{State: CorpusEncoded}, nil
+	}
+	meta := CacheMeta{Model: m.Name, ModelFingerprint: m.Fingerprint, TokenizerFingerprint: m.Tokenizer.Fingerprint(),
+		CorpusSHA256: hash, Rows: mat.Rows, Dim: mat.Dim}
+	if err := o.Cache.Put(key, mat, meta); err != nil {
+		return mat, CorpusSource{State: CorpusEncoded, StoreErr: err}, nil
+	}
+	return mat, CorpusSource{State: CorpusStored}, nil
 }
 
 // checkCorpusMatrix checks a corpus matrix has one finite row of dim
@@ -119,19 +180,23 @@ func checkCorpusMatrix(mat *retrieval.Matrix, rows, dim int, corpus []dataset.Do
 	return nil
 }
 
-// encodeCorpus tokenizes and embeds every document of c.
-func (r *runner) encodeCorpus(c *dataset.Collection, dsName string, m *Model) (*retrieval.Matrix, error) {
-	seqs := make([][]int32, len(c.Corpus))
-	for i, d := range c.Corpus {
-		seqs[i] = m.Tokenizer.EncodeIDs(r.denseText(d))
+// encodeCorpus tokenizes and embeds every document of corpus.
+func encodeCorpus(ctx context.Context, m *Model, corpus []dataset.Doc, passageText bool, progress func(done, total int)) (*retrieval.Matrix, error) {
+	seqs := make([][]int32, len(corpus))
+	for i, d := range corpus {
+		seqs[i] = m.Tokenizer.EncodeIDs(denseText(d, passageText))
 	}
 	total := len(seqs)
-	r.emit(Event{Step: StepEncodeCorpus, Dataset: dsName, Model: m.Name, Done: 0, Total: total, Unit: "docs"})
-	done := 0
-	mat, err := embed(r.ctx, m, seqs, func(n int) {
-		done += n
-		r.emit(Event{Step: StepEncodeCorpus, Dataset: dsName, Model: m.Name, Done: done, Total: total, Unit: "docs"})
-	}, func(i int) string { return fmt.Sprintf("document %q", c.Corpus[i].ID) })
+	var tick func(int)
+	if progress != nil {
+		progress(0, total)
+		done := 0
+		tick = func(n int) {
+			done += n
+			progress(done, total)
+		}
+	}
+	mat, err := embed(ctx, m, seqs, tick, func(i int) string { return fmt.Sprintf("document %q", corpus[i].ID) })
 	if err != nil {
 		return nil, fmt.Errorf("encoding the corpus: %w", err)
 	}

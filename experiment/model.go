@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/perturb"
 	"github.com/dreval/dreval/results"
 )
@@ -108,16 +109,52 @@ func (m *Model) check() error {
 	return nil
 }
 
+// Engine chooses the backend of dense models (ModelOptions.Engine), as
+// package encoder/engine names them.
+type Engine string
+
+// The engines.
+const (
+	EngineAuto Engine = engine.Auto
+	EngineGo   Engine = engine.Go
+	EngineORT  Engine = engine.ORT
+)
+
+// Engines returns the engines (a new slice each call).
+func Engines() []Engine { return []Engine{EngineAuto, EngineGo, EngineORT} }
+
+// ParseEngine returns the engine named s ("auto", "go" or "ort").
+func ParseEngine(s string) (Engine, error) { return parseName(s, "engine", Engines()) }
+
+// Analyzer chooses how BM25 turns a text into index terms
+// (ModelOptions.Analyzer).
+type Analyzer string
+
+// The analysers.
+const (
+	AnalyzerWordPiece Analyzer = "wordpiece"
+	AnalyzerWords     Analyzer = "words"
+	AnalyzerBigram    Analyzer = "bigram"
+)
+
+// Analyzers returns the analysers (a new slice each call).
+func Analyzers() []Analyzer { return []Analyzer{AnalyzerWordPiece, AnalyzerWords, AnalyzerBigram} }
+
+// ParseAnalyzer returns the analyser named s ("wordpiece", "words" or
+// "bigram").
+func ParseAnalyzer(s string) (Analyzer, error) { return parseName(s, "analyzer", Analyzers()) }
+
 // ModelOptions are the settings a Factory may use.
 type ModelOptions struct {
-	// Engine chooses the dense encoder backend: "auto" (the fastest
-	// available), "go" (pure Go) or "ort" (ONNX Runtime).
-	Engine string
+	// Engine chooses the dense encoder backend: EngineAuto (the fastest
+	// available), EngineGo (pure Go) or EngineORT (ONNX Runtime).
+	Engine Engine
 	// ModelsDir is where installed models live (one directory per model).
 	ModelsDir string
-	// Analyzer chooses the lexical analyser: "wordpiece" (the tokenizer's
-	// tokens, the default) or "words" (lower-cased words).
-	Analyzer string
+	// Analyzer chooses the lexical analyser: AnalyzerWordPiece (the
+	// tokenizer's tokens, the default), AnalyzerWords (lower-cased words)
+	// or AnalyzerBigram (CJK character bigrams).
+	Analyzer Analyzer
 	// BM25Tokenizer is the tokenizer.json bm25 perturbs and decodes
 	// queries with; empty means minilm's in ModelsDir. A Chinese
 	// collection needs one whose vocabulary covers Chinese

@@ -145,15 +145,15 @@ func WordPieceAnalyzer(tok *tokenizer.Tokenizer) func(string) []string {
 // (its tokens; "" too), "words" (lower-cased words) or "bigram" (CJK
 // character bigrams, retrieval.BigramAnalyzer; the decoded query's spaces
 // between CJK characters are removed first, see JoinCJK).
-func OpenBM25(name string, tok *tokenizer.Tokenizer, analyzer string) (*Model, error) {
+func OpenBM25(name string, tok *tokenizer.Tokenizer, analyzer Analyzer) (*Model, error) {
 	m := &Model{Name: name, Kind: Lexical, Tokenizer: HFTokenizer{Tokenizer: tok}}
 	switch analyzer {
-	case "", "wordpiece":
-		m.Analyzer, m.AnalyzerName = WordPieceAnalyzer(tok), "wordpiece"
-	case "words":
-		m.Analyzer, m.AnalyzerName = retrieval.WordAnalyzer, "words"
-	case "bigram":
-		m.Analyzer, m.AnalyzerName = retrieval.BigramAnalyzer, "bigram"
+	case "", AnalyzerWordPiece:
+		m.Analyzer, m.AnalyzerName = WordPieceAnalyzer(tok), string(AnalyzerWordPiece)
+	case AnalyzerWords:
+		m.Analyzer, m.AnalyzerName = retrieval.WordAnalyzer, string(AnalyzerWords)
+	case AnalyzerBigram:
+		m.Analyzer, m.AnalyzerName = retrieval.BigramAnalyzer, string(AnalyzerBigram)
 	default:
 		return nil, fmt.Errorf("unknown BM25 analyser %q: want wordpiece, words or bigram", analyzer)
 	}
@@ -165,7 +165,7 @@ func OpenBM25(name string, tok *tokenizer.Tokenizer, analyzer string) (*Model, e
 // engine.Open and the engine o.Engine ("auto", "go" or "ort"); when auto
 // does not use ONNX Runtime, the reason is in the model's Notes.
 func OpenDense(name string, d encoder.Dir, o ModelOptions) (*Model, error) {
-	em, err := engine.Open(d, engine.Options{Engine: o.Engine, ORTLibrary: o.OrtLibrary})
+	em, err := engine.Open(d, engine.Options{Engine: string(o.Engine), ORTLibrary: o.OrtLibrary})
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ import (
 func TestOpenBM25(t *testing.T) {
 	dir := sharedtest.ModelDir(t, "minilm")
 	tests := []struct {
-		analyzer string
+		analyzer experiment.Analyzer
 		text     string
 		want     string
 		err      string

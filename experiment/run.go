@@ -71,7 +71,7 @@ func Run(ctx context.Context, cfg Config, progress func(Event)) (*results.Result
 		Version:      cfg.Version,
 		Config:       summarize(cfg),
 		Conventions:  convs,
-		Task:         cfg.Task,
+		Task:         string(cfg.Task),
 		Significance: fmt.Sprintf("Tests are paired by query: two-sided randomization test (%d sign-flip permutations), paired t-test, percentile-bootstrap 95%% CI (%d resamples), seed %d", cfg.Resamples, cfg.Resamples, cfg.TestSeed),
 	}
 	for _, m := range cfg.AnswerModes {
@@ -150,9 +150,9 @@ func summarize(cfg Config) results.ConfigSummary {
 		Rates:          append([]float64(nil), cfg.Rates...),
 		Seeds:          cfg.seedList(),
 		K:              cfg.K,
-		Engine:         cfg.ModelOptions.Engine,
-		Analyzer:       cfg.ModelOptions.Analyzer,
-		Task:           cfg.Task,
+		Engine:         string(cfg.ModelOptions.Engine),
+		Analyzer:       string(cfg.ModelOptions.Analyzer),
+		Task:           string(cfg.Task),
 		PassageText:    cfg.PassageText,
 		AnswerKs:       cfg.AnswerKs,
 		Resamples:      cfg.Resamples,

@@ -17,7 +17,7 @@ import (
 // official script's. It is the one place that decides them: adding a
 // convention to an experiment is adding it here. Each call returns new
 // slices.
-func Conventions(task string) []results.Measures {
+func Conventions(task Task) []results.Measures {
 	out := []results.Measures{
 		{Convention: metrics.ConventionST, Names: []string{"accuracy@1", "precision@1", "recall@1", "ndcg@10", "mrr@10", "map@100"}},
 		{Convention: metrics.ConventionTREC, Names: []string{"map", "ndcg_cut.10", "P.10", "recall.100", "recip_rank"}},

@@ -13,28 +13,52 @@ import (
 	"github.com/dreval/dreval/results"
 )
 
-// The tasks of Config.Task.
+// Task chooses what an experiment scores beside st and trec
+// (Config.Task).
+type Task string
+
+// The tasks.
 const (
 	// TaskIR scores the runs against the qrels under st and trec (the
 	// default).
-	TaskIR = "ir"
+	TaskIR Task = "ir"
 	// TaskDPR adds DPR's answer-span top-k accuracy, with the answers of
 	// the collection's answers.jsonl (string match by default).
-	TaskDPR = "dpr"
+	TaskDPR Task = "dpr"
 	// TaskDuReader adds the DuReader_retrieval convention (MRR@10,
 	// recall@1, recall@50) and the answer-span accuracy of DuReader's
 	// extractive answers (string and substring matches by default).
-	TaskDuReader = "dureader"
+	TaskDuReader Task = "dureader"
 )
 
-// Tasks lists the task names.
-var Tasks = []string{TaskIR, TaskDPR, TaskDuReader}
+// Tasks returns the tasks (a new slice each call).
+func Tasks() []Task { return []Task{TaskIR, TaskDPR, TaskDuReader} }
+
+// ParseTask returns the task named s ("ir", "dpr" or "dureader").
+func ParseTask(s string) (Task, error) {
+	return parseName(s, "task", Tasks())
+}
+
+// parseName returns the one of known named s, or an error naming what
+// (an option) and the names accepted.
+func parseName[T ~string](s, what string, known []T) (T, error) {
+	for _, k := range known {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	names := make([]string, len(known))
+	for i, k := range known {
+		names[i] = string(k)
+	}
+	return "", fmt.Errorf("unknown %s %q: want %s", what, s, strings.Join(names, ", "))
+}
 
 // hasAnswers reports whether the task measures answer-span accuracy.
-func hasAnswers(task string) bool { return task == TaskDPR || task == TaskDuReader }
+func hasAnswers(task Task) bool { return task == TaskDPR || task == TaskDuReader }
 
 // defaultAnswerModes returns the answer modes of task.
-func defaultAnswerModes(task string) []answer.Mode {
+func defaultAnswerModes(task Task) []answer.Mode {
 	switch task {
 	case TaskDPR:
 		return []answer.Mode{answer.String}
@@ -61,7 +85,7 @@ func judged(td *taskData) bool { return td == nil || !td.noQrels }
 // answerSource returns the answers the task measures the answer accuracy
 // with, and their name: DuReader's extractive answers for task dureader
 // when the collection has them, else answers.jsonl's answers.
-func answerSource(c *dataset.Collection, task string) (string, map[string][]string) {
+func answerSource(c *dataset.Collection, task Task) (string, map[string][]string) {
 	if task == TaskDuReader && c.ExtractiveAnswers != nil {
 		return "extractive answers", c.ExtractiveAnswers
 	}
@@ -186,9 +210,9 @@ func (r *runner) summarizeAnswers(clean *results.RunResult, runs []*results.RunR
 }
 
 // denseText returns the text a dense model encodes for d: DPR's
-// title [SEP] text under Config.PassageText, else DocText.
-func (r *runner) denseText(d dataset.Doc) string {
-	if r.cfg.PassageText {
+// title [SEP] text under Config.PassageText (passageText), else DocText.
+func denseText(d dataset.Doc, passageText bool) string {
+	if passageText {
 		return answer.PassageText(d.Title, d.Text)
 	}
 	return DocText(d)

@@ -124,3 +124,47 @@ func TestTaskDPRYesNoAndDrop(t *testing.T) {
 		}
 	}
 }
+
+func TestParseOptions(t *testing.T) {
+	tests := []struct {
+		parse func(string) (string, error)
+		in    string
+		want  string // "" for an error
+		err   string
+	}{
+		{func(s string) (string, error) { v, err := experiment.ParseTask(s); return string(v), err }, "dpr", "dpr", ""},
+		{func(s string) (string, error) { v, err := experiment.ParseTask(s); return string(v), err }, "qa", "", `unknown task "qa": want ir, dpr, dureader`},
+		{func(s string) (string, error) { v, err := experiment.ParseTask(s); return string(v), err }, "", "", `unknown task "": want ir, dpr, dureader`},
+		{func(s string) (string, error) { v, err := experiment.ParseEngine(s); return string(v), err }, "ort", "ort", ""},
+		{func(s string) (string, error) { v, err := experiment.ParseEngine(s); return string(v), err }, "GO", "", `unknown engine "GO": want auto, go, ort`},
+		{func(s string) (string, error) { v, err := experiment.ParseAnalyzer(s); return string(v), err }, "bigram", "bigram", ""},
+		{func(s string) (string, error) { v, err := experiment.ParseAnalyzer(s); return string(v), err }, "stems", "", `unknown analyzer "stems": want wordpiece, words, bigram`},
+	}
+	for _, tt := range tests {
+		got, err := tt.parse(tt.in)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("%q: got %q, %v; want error %q", tt.in, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%q: got %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// TestDefaultsAreCopies: changing what DefaultRates, Tasks, Engines and
+// Analyzers return changes nothing for the next caller.
+func TestDefaultsAreCopies(t *testing.T) {
+	experiment.DefaultRates()[1] = 0.9
+	experiment.Tasks()[0] = "x"
+	experiment.Engines()[0] = "x"
+	experiment.Analyzers()[0] = "x"
+	if r := experiment.DefaultRates(); r[1] != 0.05 {
+		t.Errorf("DefaultRates %v", r)
+	}
+	if experiment.Tasks()[0] != experiment.TaskIR || experiment.Engines()[0] != experiment.EngineAuto || experiment.Analyzers()[0] != experiment.AnalyzerWordPiece {
+		t.Errorf("%v %v %v", experiment.Tasks(), experiment.Engines(), experiment.Analyzers())
+	}
+}

@@ -3,7 +3,11 @@ package metrics
 import (
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/dreval/dreval/internal/sharedtest"
 )
 
 // TestFiles reads testdata files as the CLI does (*os.File): TREC and BEIR
@@ -62,5 +66,43 @@ func TestFiles(t *testing.T) {
 	// q3 has only a non-relevant judgment: kept under trec, scoring 0.
 	if v, ok := g.Value("q3", "map"); !ok || v != 0 {
 		t.Errorf("q3 map = %v (%v), want 0, kept", v, ok)
+	}
+}
+
+// TestReadQrelsTRECEval reads trec_eval's own test qrels (TREC form).
+func TestReadQrelsTRECEval(t *testing.T) {
+	p := sharedtest.Path(t, "testdata/trec_eval/qrels.test")
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	q, err := ReadQrels(f, "qrels.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	queries := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		lines++
+		queries[strings.Fields(l)[0]] = true
+	}
+	n := 0
+	for _, docs := range q {
+		n += len(docs)
+	}
+	if n != lines || len(q) != len(queries) {
+		t.Errorf("read %d judgments of %d queries; the file has %d lines and %d query ids", n, len(q), lines, len(queries))
+	}
+	// Every line's grade must round-trip.
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Fields(l)
+		if got := q[f[0]][f[2]]; strconv.Itoa(got) != f[3] {
+			t.Fatalf("line %q: read grade %d", l, got)
+		}
 	}
 }

@@ -13,8 +13,13 @@ import (
 // an unbounded allocation.
 const maxLine = 1 << 20
 
+// utf8BOM is the UTF-8 byte order mark some editors (and Windows tools)
+// put at the start of a text file.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
 // lineScanner yields the lines of a file with their 1-based numbers,
-// without the line terminator (\n or \r\n).
+// without the line terminator (\n or \r\n) and without a UTF-8 byte order
+// mark at the start of the file.
 type lineScanner struct {
 	name string
 	sc   *bufio.Scanner
@@ -23,7 +28,13 @@ type lineScanner struct {
 
 func newLineScanner(r io.Reader, name string) *lineScanner {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 256<<10), maxLine)
+	initial := 256 << 10
+	// A reader that says it holds less (a strings.Reader of a request's
+	// qrels, a test's input) gets a buffer its size, not 256 KiB.
+	if l, ok := r.(interface{ Len() int }); ok && l.Len() < initial {
+		initial = l.Len() + 1
+	}
+	sc.Buffer(make([]byte, 0, initial), maxLine)
 	return &lineScanner{name: name, sc: sc}
 }
 
@@ -42,6 +53,9 @@ func (s *lineScanner) next() ([]byte, error) {
 	}
 	s.line++
 	b := s.sc.Bytes()
+	if s.line == 1 {
+		b = bytes.TrimPrefix(b, utf8BOM)
+	}
 	if n := len(b); n > 0 && b[n-1] == '\r' {
 		b = b[:n-1]
 	}

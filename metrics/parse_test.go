@@ -2,8 +2,10 @@ package metrics
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +24,16 @@ func TestReadQrels(t *testing.T) {
 		{"beir auto", QrelsAuto, "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td 2\t0\n", Qrels{"q1": {"d1": 1, "d 2": 0}}},
 		{"beir forced", QrelsBEIR, "query-id\tcorpus-id\tscore\nq1\td1\t1\n", Qrels{"q1": {"d1": 1}}},
 		{"trec forced", QrelsTREC, "q1 0 d1 1\n", Qrels{"q1": {"d1": 1}}},
+		// BEIR without its header, with a byte order mark, and the forms
+		// dataset's loader read before it used this parser.
+		{"beir without header", QrelsAuto, "q1\td1\t1\nq1\td2\t0\nq2\td1\t2\n", Qrels{"q1": {"d1": 1, "d2": 0}, "q2": {"d1": 2}}},
+		{"beir with BOM and header", QrelsAuto, "\ufeffquery-id\tcorpus-id\tscore\r\nq1\td1\t1\r\n", Qrels{"q1": {"d1": 1}}},
+		{"beir forced with BOM", QrelsBEIR, "\ufeffquery-id\tcorpus-id\tscore\nq1\td1\t1\n", Qrels{"q1": {"d1": 1}}},
+		{"beir without header, CRLF, BOM", QrelsAuto, "\ufeffq1\td1\t1\r\nq1\td2\t-1\r\n", Qrels{"q1": {"d1": 1, "d2": -1}}},
+		{"beir header named relevance", QrelsAuto, "qid\tdocid\trelevance\nq\td\t3\n", Qrels{"q": {"d": 3}}},
+		{"trec with BOM", QrelsAuto, "\ufeff301 0 FBIS3-10082 1\n301 0 FBIS3-10169 0\n302 Q0 D 2\n", Qrels{"301": {"FBIS3-10082": 1, "FBIS3-10169": 0}, "302": {"D": 2}}},
+		{"trec tabs", QrelsAuto, "1\t0\td\t3\n", Qrels{"1": {"d": 3}}},
+		{"blank lines", QrelsAuto, "\nq\td\t1\n\n", Qrels{"q": {"d": 1}}},
 	}
 	for _, c := range cases {
 		got, err := ReadQrelsFormat(strings.NewReader(c.in), "f", c.format)
@@ -80,7 +92,14 @@ func TestParseErrors(t *testing.T) {
 		{"qrels non-integer", qrels(QrelsAuto), "q1 0 d1 1\nq1 0 d2 high\n", 2, `relevance "high": expected an integer`},
 		{"qrels float relevance", qrels(QrelsAuto), "q1 0 d1 0.5\n", 1, "expected an integer"},
 		{"qrels duplicate", qrels(QrelsAuto), "q1 0 d1 1\nq1 0 d2 1\nq1 0 d1 0\n", 3, "duplicate judgment"},
-		{"beir header missing (auto)", qrels(QrelsAuto), "q1\td1\t1\n", 1, "BEIR qrels without its header"},
+		{"qrels 3 space-separated fields", qrels(QrelsAuto), "q1 d1 1\n", 1, "or 3 tab-separated ones"},
+		{"qrels 2 fields", qrels(QrelsAuto), "q\td\n", 1, "expected 4"},
+		{"beir header later", qrels(QrelsAuto), "q\td\t1\nquery-id\tcorpus-id\tscore\n", 2, `relevance "score": expected an integer`},
+		{"beir float score", qrels(QrelsAuto), "q\td\t1.0\n", 1, `relevance "1.0": expected an integer`},
+		{"beir then trec", qrels(QrelsAuto), "q\td\t1\nq 0 e 1\n", 2, "expected 3 (query-id, corpus-id, score) like the lines before"},
+		{"trec then beir", qrels(QrelsAuto), "q 0 e 1\nq\td\t1\n", 2, "expected 4 (qid iter docid rel) like the lines before"},
+		{"beir duplicate", qrels(QrelsAuto), "q\td\t1\nq\te\t1\nq\td\t1\n", 3, `duplicate judgment for query "q", document "d"`},
+		{"beir empty doc", qrels(QrelsAuto), "q\t\t1\n", 1, "empty query-id or corpus-id"},
 		{"beir header missing (forced)", qrels(QrelsBEIR), "q1\td1\t1\n", 1, "must start with the header"},
 		{"beir header in trec", qrels(QrelsTREC), "query-id\tcorpus-id\tscore\n", 1, "BEIR header"},
 		{"beir 2 fields", qrels(QrelsAuto), "query-id\tcorpus-id\tscore\nq1\td1\n", 2, "expected 3 (query-id, corpus-id, score)"},
@@ -153,6 +172,7 @@ func FuzzReadQrels(f *testing.F) {
 	f.Add("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
 	f.Add("q1\td1\t1\n")
 	f.Add("q1 0 d1 1\nq1 0 d1 2\n")
+	f.Add("\ufeffq\td\t-1\r\nq\te\t2\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		q, err := ReadQrels(strings.NewReader(in), "f")
 		if err != nil {
@@ -163,6 +183,29 @@ func FuzzReadQrels(f *testing.F) {
 		}
 		if len(q) == 0 {
 			t.Fatal("no error and no judgments")
+		}
+		// Written back in the BEIR form, the qrels read as themselves
+		// (ids with white space at either end, which BEIR's columns
+		// trim, excepted).
+		var b strings.Builder
+		b.WriteString("query-id\tcorpus-id\tscore\n")
+		for qid, docs := range q {
+			if qid == "" || strings.ContainsAny(qid, "\t\n") {
+				t.Fatalf("bad query id %q", qid)
+			}
+			for did, g := range docs {
+				if did == "" || strings.ContainsAny(did, "\t\n") {
+					t.Fatalf("bad doc id %q", did)
+				}
+				if strings.TrimSpace(qid) != qid || strings.TrimSpace(did) != did {
+					return
+				}
+				fmt.Fprintf(&b, "%s\t%s\t%d\n", qid, did, g)
+			}
+		}
+		again, err := ReadQrels(strings.NewReader(b.String()), "again")
+		if err != nil || !reflect.DeepEqual(again, q) {
+			t.Fatalf("round trip: %v, %v != %v", err, again, q)
 		}
 	})
 }

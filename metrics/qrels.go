@@ -19,14 +19,16 @@ type Qrels map[string]map[string]int
 type QrelsFormat int
 
 const (
-	// QrelsAuto detects the format from the first non-blank line: the
-	// header "query-id corpus-id score" means BEIR, anything else TREC.
+	// QrelsAuto detects the format from the first non-blank line: a BEIR
+	// header (see QrelsBEIR) or three tab-separated fields mean BEIR, four
+	// whitespace-separated fields TREC.
 	QrelsAuto QrelsFormat = iota
 	// QrelsTREC is "qid iter docid rel", whitespace separated; iter is
 	// ignored.
 	QrelsTREC
-	// QrelsBEIR is a tab-separated file with the header line
-	// "query-id<TAB>corpus-id<TAB>score".
+	// QrelsBEIR is a tab-separated file "query-id<TAB>corpus-id<TAB>score"
+	// that starts with its header line (under QrelsAuto the header may be
+	// left out).
 	QrelsBEIR
 )
 
@@ -49,8 +51,22 @@ func ParseQrelsFormat(s string) (QrelsFormat, error) {
 	return 0, fmt.Errorf("unknown qrels format %q: expected one of %s", s, strings.Join(qrelsFormatNames, ", "))
 }
 
-// beirHeader is the header line of a BEIR qrels file.
-var beirHeader = []string{"query-id", "corpus-id", "score"}
+// isQrelsHeader reports whether b, the first line of a qrels file, is a
+// BEIR header such as "query-id<TAB>corpus-id<TAB>score": three fields, the
+// last a column name (score, relevance, rel, label or grade), never a
+// grade.
+func isQrelsHeader(b []byte) bool {
+	var fields [4][]byte
+	f, n := splitFields(b, fields[:0:3])
+	if n != 3 {
+		return false
+	}
+	switch strings.ToLower(string(f[2])) {
+	case "score", "relevance", "rel", "label", "grade":
+		return true
+	}
+	return false
+}
 
 // ReadQrels reads TREC or BEIR qrels from r, detecting the format (see
 // QrelsAuto). name is used in error messages.
@@ -58,10 +74,11 @@ func ReadQrels(r io.Reader, name string) (Qrels, error) {
 	return ReadQrelsFormat(r, name, QrelsAuto)
 }
 
-// ReadQrelsFormat reads qrels in the given format. Blank lines are
-// skipped. A malformed line, a non-integer relevance, a duplicate (query,
-// document) pair, a missing BEIR header or an input without judgments is
-// an error naming the file and line.
+// ReadQrelsFormat reads qrels in the given format. A UTF-8 byte order mark
+// at the start, CRLF line ends and blank lines are accepted. A malformed
+// line, a non-integer relevance, a duplicate (query, document) pair, a
+// missing BEIR header under QrelsBEIR, a change of form within the file or
+// an input without judgments is an error naming the file and line.
 func ReadQrelsFormat(r io.Reader, name string, format QrelsFormat) (Qrels, error) {
 	if format < QrelsAuto || format > QrelsBEIR {
 		return nil, fmt.Errorf("%s: unknown qrels format %d", name, int(format))
@@ -84,9 +101,7 @@ func ReadQrelsFormat(r io.Reader, name string, format QrelsFormat) (Qrels, error
 		}
 		if first {
 			first = false
-			hdr, _ := splitFields(b, fields[:0:4])
-			isHeader := len(hdr) == 3 && string(hdr[0]) == beirHeader[0] &&
-				string(hdr[1]) == beirHeader[1] && string(hdr[2]) == beirHeader[2]
+			isHeader := isQrelsHeader(b)
 			switch {
 			case isHeader && format != QrelsTREC:
 				format = QrelsBEIR
@@ -94,20 +109,19 @@ func ReadQrelsFormat(r io.Reader, name string, format QrelsFormat) (Qrels, error
 			case isHeader:
 				return nil, parseErrorf(name, s.line, "found the BEIR header %q in qrels read as TREC: expected \"qid iter docid rel\" (use the BEIR or auto format)", string(b))
 			case format == QrelsBEIR:
-				return nil, parseErrorf(name, s.line, "BEIR qrels must start with the header \"query-id<TAB>corpus-id<TAB>score\"; got %s", quote(b))
-			}
-			if format == QrelsAuto {
-				if _, nf := splitFields(b, fields[:0:4]); nf == 3 {
-					return nil, parseErrorf(name, s.line, "3 fields: this looks like BEIR qrels without its header line \"query-id<TAB>corpus-id<TAB>score\"; TREC qrels need 4 fields \"qid iter docid rel\"")
+				return nil, parseErrorf(name, s.line, "BEIR qrels must start with the header \"query-id<TAB>corpus-id<TAB>score\"; got %s (the auto format accepts BEIR qrels without it)", quote(b))
+			case format == QrelsAuto:
+				if format = detectQrels(b); format == QrelsAuto {
+					_, nf := splitFields(b, fields[:0:4])
+					return nil, parseErrorf(name, s.line, "%d fields: expected 4 (TREC qrels \"qid iter docid rel\") or 3 tab-separated ones (BEIR qrels \"query-id<TAB>corpus-id<TAB>score\")", nf)
 				}
-				format = QrelsTREC
 			}
 		}
 		var qid, doc, rel []byte
 		if format == QrelsBEIR {
 			f, nf := splitTabs(b, fields[:0:3])
 			if nf != 3 {
-				return nil, parseErrorf(name, s.line, "%d tab-separated fields: expected 3 (query-id, corpus-id, score)", nf)
+				return nil, parseErrorf(name, s.line, "%d tab-separated fields: expected 3 (query-id, corpus-id, score) like the lines before", nf)
 			}
 			qid, doc, rel = bytes.TrimSpace(f[0]), bytes.TrimSpace(f[1]), bytes.TrimSpace(f[2])
 			if len(qid) == 0 || len(doc) == 0 {
@@ -116,7 +130,7 @@ func ReadQrelsFormat(r io.Reader, name string, format QrelsFormat) (Qrels, error
 		} else {
 			f, nf := splitFields(b, fields[:0:4])
 			if nf != 4 {
-				return nil, parseErrorf(name, s.line, "%d fields: expected 4 (qid iter docid rel)", nf)
+				return nil, parseErrorf(name, s.line, "%d fields: expected 4 (qid iter docid rel) like the lines before", nf)
 			}
 			qid, doc, rel = f[0], f[2], f[3]
 		}
@@ -140,9 +154,23 @@ func ReadQrelsFormat(r io.Reader, name string, format QrelsFormat) (Qrels, error
 		if first {
 			what = "empty file"
 		}
-		return nil, parseErrorf(name, 0, "%s: expected TREC qrels lines \"qid iter docid rel\" or a BEIR header \"query-id<TAB>corpus-id<TAB>score\" followed by judgments", what)
+		return nil, parseErrorf(name, 0, "%s: expected TREC qrels lines \"qid iter docid rel\" or BEIR lines \"query-id<TAB>corpus-id<TAB>score\" (after their header)", what)
 	}
 	return q, nil
+}
+
+// detectQrels returns the form of the first judgment line b of a file
+// without a header: QrelsBEIR for three tab-separated fields, QrelsTREC
+// for four whitespace-separated ones, else QrelsAuto (neither).
+func detectQrels(b []byte) QrelsFormat {
+	var fields [5][]byte
+	if _, nt := splitTabs(b, fields[:0:3]); nt == 3 {
+		return QrelsBEIR
+	}
+	if _, nf := splitFields(b, fields[:0:4]); nf == 4 {
+		return QrelsTREC
+	}
+	return QrelsAuto
 }
 
 // QueryIDs returns the query ids of q, sorted byte-wise.

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/dreval/dreval/internal/pylit"
 )
 
 // NumPy dtype strings accepted by WriteNPY.
@@ -213,60 +215,60 @@ func shapeString(shape []int) string {
 }
 
 // parseNPYHeader parses the Python dict literal of a .npy header, such as
-// {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }.
+// {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }, with the
+// Python-literal parser the DPR answer lists use (package pylit).
 func parseNPYHeader(s string) (npyHeader, error) {
-	p := &pyParser{s: s}
+	p := pylit.NewParser(s)
 	var h npyHeader
-	p.space()
-	if !p.eat('{') {
+	p.Space()
+	if !p.Eat('{') {
 		return h, errors.New("not a Python dict: want '{'")
 	}
 	seen := map[string]bool{}
 	for {
-		p.space()
-		if p.eat('}') {
+		p.Space()
+		if p.Eat('}') {
 			break
 		}
-		key, err := p.str()
+		key, err := p.StringLit()
 		if err != nil {
-			return h, fmt.Errorf("dict key: %v", err)
+			return h, fmt.Errorf("dict key: %v", atByte(err))
 		}
 		if seen[key] {
 			return h, fmt.Errorf("key %q appears twice", key)
 		}
 		seen[key] = true
-		p.space()
-		if !p.eat(':') {
+		p.Space()
+		if !p.Eat(':') {
 			return h, fmt.Errorf("want ':' after key %q", key)
 		}
-		p.space()
+		p.Space()
 		switch key {
 		case "descr":
-			if h.descr, err = p.str(); err != nil {
-				return h, fmt.Errorf("descr: %v (structured dtypes are not supported)", err)
+			if h.descr, err = p.StringLit(); err != nil {
+				return h, fmt.Errorf("descr: %v (structured dtypes are not supported)", atByte(err))
 			}
 		case "fortran_order":
-			if h.fortran, err = p.boolean(); err != nil {
-				return h, fmt.Errorf("fortran_order: %v", err)
+			if h.fortran, err = p.Bool(); err != nil {
+				return h, fmt.Errorf("fortran_order: %v", atByte(err))
 			}
 		case "shape":
-			if h.shape, err = p.tuple(); err != nil {
-				return h, fmt.Errorf("shape: %v", err)
+			if h.shape, err = p.IntTuple(); err != nil {
+				return h, fmt.Errorf("shape: %v", atByte(err))
 			}
 		default:
 			return h, fmt.Errorf("unexpected key %q, want only 'descr', 'fortran_order' and 'shape'", key)
 		}
-		p.space()
-		if p.eat(',') {
+		p.Space()
+		if p.Eat(',') {
 			continue
 		}
-		p.space()
-		if p.eat('}') {
+		if p.Eat('}') {
 			break
 		}
-		return h, fmt.Errorf("want ',' or '}' at byte %d", p.i)
+		return h, fmt.Errorf("want ',' or '}' at byte %d", p.Offset())
 	}
-	if rest := strings.TrimSpace(p.s[p.i:]); rest != "" {
+	if rest := strings.TrimSpace(p.Rest()); rest != "" {
 		return h, fmt.Errorf("unexpected text %q after the dict", rest)
 	}
 	for _, k := range []string{"descr", "fortran_order", "shape"} {
@@ -277,92 +279,14 @@ func parseNPYHeader(s string) (npyHeader, error) {
 	return h, nil
 }
 
-// pyParser reads the small subset of Python literals .npy headers use.
-type pyParser struct {
-	s string
-	i int
-}
-
-func (p *pyParser) space() {
-	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\n' || p.s[p.i] == '\t' || p.s[p.i] == '\r') {
-		p.i++
+// atByte writes a pylit error as the header's messages put it: what was
+// wanted, then where ("want a tuple at byte 40").
+func atByte(err error) string {
+	var pe *pylit.Error
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("%s at byte %d", pe.Msg, pe.Offset)
 	}
-}
-
-func (p *pyParser) eat(c byte) bool {
-	if p.i < len(p.s) && p.s[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
-}
-
-func (p *pyParser) str() (string, error) {
-	if p.i >= len(p.s) || (p.s[p.i] != '\'' && p.s[p.i] != '"') {
-		return "", fmt.Errorf("want a quoted string at byte %d", p.i)
-	}
-	q := p.s[p.i]
-	j := strings.IndexByte(p.s[p.i+1:], q)
-	if j < 0 {
-		return "", errors.New("unterminated string")
-	}
-	v := p.s[p.i+1 : p.i+1+j]
-	if strings.ContainsAny(v, "\\\n") {
-		return "", fmt.Errorf("unsupported string %q", v)
-	}
-	p.i += j + 2
-	return v, nil
-}
-
-func (p *pyParser) boolean() (bool, error) {
-	switch {
-	case strings.HasPrefix(p.s[p.i:], "True"):
-		p.i += 4
-		return true, nil
-	case strings.HasPrefix(p.s[p.i:], "False"):
-		p.i += 5
-		return false, nil
-	}
-	return false, fmt.Errorf("want True or False at byte %d", p.i)
-}
-
-// tuple parses a tuple of non-negative integers such as (3, 4) or (5,).
-func (p *pyParser) tuple() ([]int, error) {
-	if !p.eat('(') {
-		return nil, fmt.Errorf("want a tuple at byte %d", p.i)
-	}
-	var out []int
-	for {
-		p.space()
-		if p.eat(')') { // empty tuple, or a trailing comma
-			return out, nil
-		}
-		j := p.i
-		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
-			p.i++
-		}
-		if j == p.i {
-			return nil, fmt.Errorf("want a non-negative integer at byte %d", p.i)
-		}
-		v, err := strconv.Atoi(p.s[j:p.i])
-		if err != nil {
-			return nil, fmt.Errorf("dimension %s is out of range", p.s[j:p.i])
-		}
-		p.eat('L') // Python 2 long suffix
-		out = append(out, v)
-		p.space()
-		if p.eat(',') {
-			continue
-		}
-		p.space()
-		if p.eat(')') {
-			if len(out) == 1 {
-				return nil, errors.New("(n) is not a tuple, want (n,)")
-			}
-			return out, nil
-		}
-		return nil, fmt.Errorf("want ',' or ')' at byte %d", p.i)
-	}
+	return err.Error()
 }
 
 // WriteNPYFile writes m to path as a .npy file (format 1.0, or 2.0 for a

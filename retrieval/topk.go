@@ -349,3 +349,24 @@ func (h *topHeap) sorted() []Hit {
 	sort.Slice(out, func(i, j int) bool { return h.s.better(out[i], out[j]) })
 	return out
 }
+
+// CheckSearch checks that corpus and queries, read from the files named
+// corpusName and queriesName, can be searched: a corpus with rows, vectors
+// of the same dimension on both sides and finite values. "dreval search"
+// and the page's vectors mode check their inputs with it, so both refuse
+// the same files with the same messages.
+func CheckSearch(corpus, queries *Matrix, corpusName, queriesName string) error {
+	if err := corpus.CheckFinite(corpusName); err != nil {
+		return err
+	}
+	if err := queries.CheckFinite(queriesName); err != nil {
+		return err
+	}
+	if corpus.Rows == 0 {
+		return fmt.Errorf("%s: empty corpus (shape (0, %d)): nothing to search", corpusName, corpus.Dim)
+	}
+	if queries.Dim != corpus.Dim {
+		return fmt.Errorf("%s has %d-dimensional vectors, %s has %d: embed both with the same model", queriesName, queries.Dim, corpusName, corpus.Dim)
+	}
+	return nil
+}

@@ -189,3 +189,32 @@ func BenchmarkTopK(b *testing.B) {
 		})
 	}
 }
+
+func TestCheckSearch(t *testing.T) {
+	ok := &Matrix{Rows: 2, Dim: 2, Data: []float32{1, 0, 0, 1}}
+	tests := []struct {
+		name            string
+		corpus, queries *Matrix
+		want            string // "" for no error
+	}{
+		{"fine", ok, ok, ""},
+		{"no queries", ok, &Matrix{Rows: 0, Dim: 2}, ""},
+		{"empty corpus", &Matrix{Rows: 0, Dim: 2}, ok, "c.npy: empty corpus (shape (0, 2)): nothing to search"},
+		{"dimensions", ok, &Matrix{Rows: 1, Dim: 3, Data: []float32{1, 2, 3}}, "q.npy has 3-dimensional vectors, c.npy has 2: embed both with the same model"},
+		{"NaN in the corpus", &Matrix{Rows: 1, Dim: 2, Data: []float32{0, float32(math.NaN())}}, ok, "c.npy row 0 column 1 is NaN: vectors must be finite"},
+		{"Inf in the queries", ok, &Matrix{Rows: 2, Dim: 2, Data: []float32{0, 0, float32(math.Inf(1)), 0}}, "q.npy row 1 column 0 is +Inf"},
+		{"malformed", &Matrix{Rows: 2, Dim: 2, Data: []float32{1}}, ok, "c.npy matrix is malformed"},
+	}
+	for _, tt := range tests {
+		err := CheckSearch(tt.corpus, tt.queries, "c.npy", "q.npy")
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tt.name, err)
+			}
+			continue
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%s: got %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}

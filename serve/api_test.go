@@ -304,6 +304,38 @@ func TestMetricsMatchesEvaluate(t *testing.T) {
 	}
 }
 
+// TestMetricsBEIRQrels: BEIR qrels with a byte order mark and their
+// header, or without the header, give /api/metrics exactly the answer of
+// the same judgments in TREC's four columns.
+func TestMetricsBEIRQrels(t *testing.T) {
+	const (
+		trec = "q1 0 d1 2\nq1 0 d2 0\nq1 0 d3 1\nq2 0 d2 1\nq3 0 d9 1\n"
+		run  = "q1 Q0 d3 1 0.9 r\nq1 Q0 d1 2 0.8 r\nq1 Q0 d2 3 0.7 r\nq2 Q0 d1 1 0.9 r\nq2 Q0 d2 2 0.5 r\n"
+	)
+	ts := newTestServer(t, Options{})
+	ask := func(qrels, format string) response {
+		req := map[string]any{"qrels": qrels, "run": run, "measures": []string{"all_trec"}, "per_query": true, "complete": true}
+		if format != "" {
+			req["qrels_format"] = format
+		}
+		return post(t, ts.URL+"/api/metrics", req)
+	}
+	want := ask(trec, "")
+	if want.status != http.StatusOK {
+		t.Fatalf("TREC qrels: status %d: %s", want.status, want.body)
+	}
+	for _, c := range []struct{ name, qrels, format string }{
+		{"BOM and header", "\ufeffquery-id\tcorpus-id\tscore\r\nq1\td1\t2\r\nq1\td2\t0\r\nq1\td3\t1\r\nq2\td2\t1\r\nq3\td9\t1\r\n", ""},
+		{"BOM and header, format beir", "\ufeffquery-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t0\nq1\td3\t1\nq2\td2\t1\nq3\td9\t1\n", "beir"},
+		{"no header", "q1\td1\t2\nq1\td2\t0\nq1\td3\t1\nq2\td2\t1\nq3\td9\t1\n", "auto"},
+	} {
+		r := ask(c.qrels, c.format)
+		if r.status != http.StatusOK || !bytes.Equal(r.body, want.body) {
+			t.Errorf("%s: status %d\n got %.300s\nwant %.300s", c.name, r.status, r.body, want.body)
+		}
+	}
+}
+
 // TestPerturbMatchesPackage checks /api/perturb gives package perturb's
 // results for the tokenizer it names.
 func TestPerturbMatchesPackage(t *testing.T) {

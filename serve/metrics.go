@@ -44,51 +44,24 @@ func (s *server) metrics(ctx context.Context, req *request) (*reply, error) {
 }
 
 // evaluate checks a metrics request's fields as "dreval metrics" checks
-// its flags and evaluates run against qrels. Errors in the input are 400s
-// naming the field (and, from the parsers, the line) at fault.
+// its flags (metrics.Request, the checks they share) and evaluates run
+// against qrels. Errors in the input are 400s naming the field (and, from
+// the parsers, the line) at fault.
 func evaluate(qrels, run *string, qrelsFormat string, measures []string, convention string, complete bool, level *int) (*metrics.Result, error) {
 	bad := func(format string, args ...any) error { return errorf(http.StatusBadRequest, format, args...) }
 	if qrels == nil {
-		return nil, bad(`"qrels" is missing: give the relevance judgments as text ("qid iter docid rel" lines, or a BEIR tsv with its header)`)
+		return nil, bad(`"qrels" is missing: give the relevance judgments as text ("qid iter docid rel" lines, or a BEIR tsv "query-id<TAB>corpus-id<TAB>score", with or without its header)`)
 	}
 	if run == nil {
 		return nil, bad(`"run" is missing: give the run as text ("qid Q0 docid rank score tag" lines)`)
 	}
-	if convention == "" {
-		convention = "trec"
-	}
-	conv, err := metrics.ParseConvention(convention)
-	if err != nil {
-		return nil, bad("convention: %v", err)
-	}
-	if qrelsFormat == "" {
-		qrelsFormat = "auto"
-	}
-	qf, err := metrics.ParseQrelsFormat(qrelsFormat)
-	if err != nil {
-		return nil, bad("qrels_format: %v", err)
-	}
-	lvl := 1
+	req := metrics.Request{Measures: measures, Convention: convention, QrelsFormat: qrelsFormat, Level: 1, Complete: complete}
 	if level != nil {
-		lvl = *level
+		req.Level = *level
 	}
-	if lvl < 1 {
-		return nil, bad("level %d: expected 1 or more", lvl)
-	}
-	ms := metrics.DefaultMeasures(conv)
-	if len(measures) > 0 {
-		if ms, err = metrics.ParseMeasures(measures, conv); err != nil {
-			return nil, bad("measures: %v", err)
-		}
-	}
-	q, err := metrics.ReadQrelsFormat(strings.NewReader(*qrels), "qrels", qf)
+	res, err := req.Evaluate(strings.NewReader(*qrels), "qrels", strings.NewReader(*run), "run")
 	if err != nil {
 		return nil, bad("%v", err)
-	}
-	opts := metrics.Options{Convention: conv, RelLevel: lvl, Complete: complete}
-	res, err := metrics.EvaluateReader(q, strings.NewReader(*run), "run", ms, opts)
-	if err != nil {
-		return nil, bad("evaluating the run: %v", err)
 	}
 	return res, nil
 }

@@ -64,7 +64,7 @@ func newApp() *app {
 // modelOptions are the options the worker opens models with: the pure-Go
 // engine, the models in the worker's files.
 func (a *app) modelOptions() experiment.ModelOptions {
-	return experiment.ModelOptions{Engine: "go", ModelsDir: modelsDir, Analyzer: "wordpiece", Files: a.files}
+	return experiment.ModelOptions{Engine: experiment.EngineGo, ModelsDir: modelsDir, Analyzer: experiment.AnalyzerWordPiece, Files: a.files}
 }
 
 // openLocal opens model name with the command line's registry, once,
@@ -275,19 +275,19 @@ func views(res *results.Results, sel ui.Selection) (map[string]any, error) {
 	return out, nil
 }
 
-// metrics scores an uploaded run against uploaded qrels with the trec
-// convention's default measures, as "dreval metrics" does.
+// pageMetrics is what the page's qrels + run mode asks for: "dreval
+// metrics -qrels Q -run R" with its defaults (the trec convention and its
+// default measures, relevance level 1, qrels in any form).
+var pageMetrics = metrics.Request{Level: 1}
+
+// metrics scores an uploaded run against uploaded qrels with the checks
+// and evaluation of "dreval metrics" and /api/metrics (metrics.Request).
 func (a *app) metrics(msg js.Value) (map[string]any, error) {
 	qname, qtext := msg.Get("qrels").Get("name").String(), msg.Get("qrels").Get("text").String()
 	rname, rtext := msg.Get("run").Get("name").String(), msg.Get("run").Get("text").String()
-	qrels, err := metrics.ReadQrelsFormat(strings.NewReader(qtext), qname, metrics.QrelsAuto)
+	res, err := pageMetrics.Evaluate(strings.NewReader(qtext), qname, strings.NewReader(rtext), rname)
 	if err != nil {
 		return nil, err
-	}
-	res, err := metrics.EvaluateReader(qrels, strings.NewReader(rtext), rname, metrics.DefaultMeasures(metrics.ConventionTREC),
-		metrics.Options{Convention: metrics.ConventionTREC, RelLevel: 1})
-	if err != nil {
-		return nil, fmt.Errorf("evaluating %s: %w", rname, err)
 	}
 	var text strings.Builder
 	if err := metrics.WriteTREC(&text, res, false); err != nil {

@@ -45,11 +45,8 @@ func (a *app) vectors(msg js.Value) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if corpus.Rows == 0 {
-		return nil, fmt.Errorf("%s: empty corpus (shape (0, %d)): nothing to search", cname, corpus.Dim)
-	}
-	if queries.Dim != corpus.Dim {
-		return nil, fmt.Errorf("%s has %d-dimensional vectors, %s has %d: embed both with the same model", qname, queries.Dim, cname, corpus.Dim)
+	if err := retrieval.CheckSearch(corpus, queries, cname, qname); err != nil {
+		return nil, err
 	}
 	hits, err := retrieval.TopK(corpus, queries, retrieval.Options{K: vectorsK, Scoring: retrieval.Cosine, Threads: 1, DocIDs: docIDs})
 	if err != nil {
@@ -62,14 +59,9 @@ func (a *app) vectors(msg js.Value) (map[string]any, error) {
 	run := runBuf.String()
 	rname := "search of " + qname
 	qrelsName, qrelsText := msg.Get("qrels").Get("name").String(), msg.Get("qrels").Get("text").String()
-	qrels, err := metrics.ReadQrelsFormat(strings.NewReader(qrelsText), qrelsName, metrics.QrelsAuto)
+	res, err := pageMetrics.Evaluate(strings.NewReader(qrelsText), qrelsName, strings.NewReader(run), rname)
 	if err != nil {
 		return nil, err
-	}
-	res, err := metrics.EvaluateReader(qrels, strings.NewReader(run), rname, metrics.DefaultMeasures(metrics.ConventionTREC),
-		metrics.Options{Convention: metrics.ConventionTREC, RelLevel: 1})
-	if err != nil {
-		return nil, fmt.Errorf("evaluating the search of %s against %s: %w", qname, qrelsName, err)
 	}
 	var text strings.Builder
 	if err := metrics.WriteTREC(&text, res, false); err != nil {
@@ -93,14 +85,7 @@ func readNPYMsg(f js.Value) (*retrieval.Matrix, error) {
 		return nil, fmt.Errorf("missing embeddings file")
 	}
 	name := f.Get("name").String()
-	m, err := retrieval.ReadNPY(bytes.NewReader(bytesOf(f.Get("data"))), name)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.CheckFinite(name); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return retrieval.ReadNPY(bytes.NewReader(bytesOf(f.Get("data"))), name)
 }
 
 // idsMsg reads an uploaded id file ({name, text}; null: row numbers) as

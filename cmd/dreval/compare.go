@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/results"
 )
 
 func init() {
@@ -103,26 +104,16 @@ func pValue(p float64) string {
 	return fmt.Sprintf("%.4f", p)
 }
 
-// jsonNumber is a float64 that encodes NaN as null.
-type jsonNumber float64
-
-func (f jsonNumber) MarshalJSON() ([]byte, error) {
-	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-		return []byte("null"), nil
-	}
-	return strconv.AppendFloat(nil, float64(f), 'g', -1, 64), nil
-}
-
 func writeCompareJSON(env *cliEnv, runs []string, opts metrics.Options, c *metrics.Comparison) error {
 	type row struct {
-		Measure        string     `json:"measure"`
-		MeanA          jsonNumber `json:"mean_a"`
-		MeanB          jsonNumber `json:"mean_b"`
-		Diff           jsonNumber `json:"diff"`
-		CILow          jsonNumber `json:"ci_low"`
-		CIHigh         jsonNumber `json:"ci_high"`
-		PRandomization jsonNumber `json:"p_randomization"`
-		PTTest         jsonNumber `json:"p_ttest"`
+		Measure        string        `json:"measure"`
+		MeanA          results.Float `json:"mean_a"`
+		MeanB          results.Float `json:"mean_b"`
+		Diff           results.Float `json:"diff"`
+		CILow          results.Float `json:"ci_low"`
+		CIHigh         results.Float `json:"ci_high"`
+		PRandomization results.Float `json:"p_randomization"`
+		PTTest         results.Float `json:"p_ttest"`
 	}
 	out := struct {
 		A            string   `json:"a"`
@@ -142,8 +133,8 @@ func writeCompareJSON(env *cliEnv, runs []string, opts metrics.Options, c *metri
 	}
 	for i, m := range c.Measures {
 		r := c.Rows[i]
-		out.Rows = append(out.Rows, row{m.String(), jsonNumber(r.MeanA), jsonNumber(r.MeanB), jsonNumber(r.Diff),
-			jsonNumber(r.CILow), jsonNumber(r.CIHigh), jsonNumber(r.PRandomization), jsonNumber(r.PTTest)})
+		out.Rows = append(out.Rows, row{m.String(), results.Float(r.MeanA), results.Float(r.MeanB), results.Float(r.Diff),
+			results.Float(r.CILow), results.Float(r.CIHigh), results.Float(r.PRandomization), results.Float(r.PTTest)})
 	}
 	enc := json.NewEncoder(env.stdout)
 	enc.SetIndent("", "  ")

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/dataset/download"
+	"github.com/dreval/dreval/internal/progress"
 )
 
 func init() {
@@ -83,24 +84,28 @@ func defaultDataDir() string {
 func runDatasetGet(env *cliEnv, args []string) error {
 	flags := newFlagSet(env, "dataset get", "NAME [-data-dir DIR] [-base-url URL] [-md5 SUM]")
 	dataDir := flags.String("data-dir", defaultDataDir(), "folder that receives NAME/; $DREVAL_DATA sets the default")
-	baseURL := flags.String("base-url", dataset.DefaultBaseURL, "where NAME.zip is downloaded from")
+	baseURL := flags.String("base-url", download.DefaultBaseURL, "where NAME.zip is downloaded from")
 	sum := flags.String("md5", "", "expected md5 of NAME.zip, for a mirror or a dataset BEIR publishes no sum for")
 	pos, err := parseDatasetArgs(flags, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return usageErrorf("want one dataset NAME, got %d arguments; known: %s", len(pos), strings.Join(sortedKeys(dataset.BEIRMD5()), ", "))
+		return usageErrorf("want one dataset NAME, got %d arguments; known: %s", len(pos), strings.Join(sortedKeys(download.BEIRMD5()), ", "))
 	}
 	name := pos[0]
-	opt := dataset.GetOptions{BaseURL: *baseURL, Progress: progressPrinter(env.stderr, name)}
+	bar := progress.New(env.stderr)
+	opt := download.Options{BaseURL: *baseURL, Progress: func(stage string, done, total int64) {
+		bar.Update(stage+" "+name, kib(done), kib(total), "KiB")
+	}}
 	if *sum != "" {
 		if b, err := hex.DecodeString(*sum); err != nil || len(b) != 16 {
 			return usageErrorf("-md5 %q is not 32 hexadecimal digits", *sum)
 		}
 		opt.MD5 = map[string]string{name: *sum}
 	}
-	dir, err := dataset.Get(context.Background(), name, *dataDir, opt)
+	dir, err := download.Get(context.Background(), name, *dataDir, opt)
+	bar.Done()
 	switch {
 	case errors.Is(err, fs.ErrExist):
 		fmt.Fprintf(env.stderr, "%s exists already; not downloading it again (remove it to start over)\n", dir)
@@ -120,28 +125,14 @@ func runDatasetGet(env *cliEnv, args []string) error {
 	return nil
 }
 
-// progressPrinter reports download and unpack progress on w, at most
-// about every tenth of the work (or every 16 MiB when the size is unknown).
-func progressPrinter(w io.Writer, name string) func(stage string, done, total int64) {
-	lastStage, next := "", int64(0)
-	return func(stage string, done, total int64) {
-		if stage != lastStage {
-			lastStage, next = stage, 0
-		}
-		if done < next && done != total {
-			return
-		}
-		if total > 0 {
-			next = done + total/10
-			fmt.Fprintf(w, "%s %s: %s of %s\n", stage, name, mib(done), mib(total))
-		} else {
-			next = done + 16<<20
-			fmt.Fprintf(w, "%s %s: %s\n", stage, name, mib(done))
-		}
+// kib returns n bytes in whole KiB for a progress.Bar, and -1 (no total
+// known) for a negative n.
+func kib(n int64) int {
+	if n < 0 {
+		return -1
 	}
+	return int(n >> 10)
 }
-
-func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))

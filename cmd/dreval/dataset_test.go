@@ -65,7 +65,7 @@ func TestDatasetGet(t *testing.T) {
 	if out != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", out, want)
 	}
-	if !strings.Contains(errOut, "download cranfield:") || !strings.Contains(errOut, "unpack cranfield:") {
+	if !strings.Contains(errOut, "download cranfield ") || !strings.Contains(errOut, "unpack cranfield [") {
 		t.Errorf("stderr has no progress:\n%s", errOut)
 	}
 

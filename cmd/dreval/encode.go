@@ -2,18 +2,19 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/encoder/ort"
+	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/internal/progress"
 	"github.com/dreval/dreval/retrieval"
 )
 
@@ -70,10 +71,9 @@ func runEncode(env *cliEnv, args []string) error {
 	case *threads < 0:
 		return usageErrorf("-threads must not be negative, got %d", *threads)
 	}
-	switch *engineFlag {
-	case engine.Auto, engine.Go, engine.ORT:
-	default:
-		return usageErrorf("-engine %q is not known (known: auto, go, ort)", *engineFlag)
+	eng, err := parseEngineFlag(*engineFlag)
+	if err != nil {
+		return err
 	}
 	var pooling encoder.Pooling
 	if *pool != "" {
@@ -92,15 +92,13 @@ func runEncode(env *cliEnv, args []string) error {
 		return err
 	}
 
-	var bar *itemProgress
-	if !*quiet {
-		bar = &itemProgress{w: env.stderr, start: time.Now()}
-	}
+	var bar *progress.Bar
 	opts := encoder.Options{Pooling: pooling, MaxLength: *maxLen, Threads: *threads, BatchSize: *batch}
-	if bar != nil {
-		opts.Progress = bar.update
+	if !*quiet {
+		bar = progress.New(env.stderr)
+		opts.Progress = func(done, total int) { bar.Update("encoding", done, total, "texts") }
 	}
-	model, err := engine.Open(encoder.OSDir(dir), engine.Options{Engine: *engineFlag, ORTLibrary: *ortLib, Encoder: opts})
+	model, err := engine.Open(encoder.OSDir(dir), engine.Options{Engine: string(eng), ORTLibrary: *ortLib, Encoder: opts})
 	if err != nil {
 		return err
 	}
@@ -110,7 +108,7 @@ func runEncode(env *cliEnv, args []string) error {
 	start := time.Now()
 	vecs, truncated, err := enc.Encode(texts)
 	if bar != nil {
-		bar.finish()
+		bar.Done()
 	}
 	if err != nil {
 		return err
@@ -141,22 +139,6 @@ func defaultORTLib() string {
 	return ort.DefaultLibPath(c)
 }
 
-// resolveModel returns the directory of an installed model name, or name
-// itself when it is a directory.
-func resolveModel(name, modelsDir string) (string, error) {
-	if strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-		if _, err := os.Stat(filepath.Join(name, "config.json")); err != nil {
-			return "", fmt.Errorf("-model %s: not a model directory: %w", name, err)
-		}
-		return name, nil
-	}
-	dir := filepath.Join(modelsDir, name)
-	if _, err := os.Stat(filepath.Join(dir, "config.json")); err != nil {
-		return "", fmt.Errorf("model %q is not installed in %s; run \"dreval model get %s\" (or pass a model directory)", name, modelsDir, name)
-	}
-	return dir, nil
-}
-
 // readTexts reads the -in file: JSON lines with title/text, or plain lines.
 func readTexts(env *cliEnv, path string) ([]string, error) {
 	var r io.Reader
@@ -185,83 +167,24 @@ func readTexts(env *cliEnv, path string) ([]string, error) {
 	return texts, nil
 }
 
+// readJSONLTexts reads the texts of a JSON lines file of documents with
+// dataset's reader (dataset.NewTextReader), each embedded as "dreval
+// eval" embeds a document (experiment.DocText: title and text).
 func readJSONLTexts(r io.Reader, path string) ([]string, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 64<<20)
+	cr := dataset.NewTextReader(r, path)
 	var texts []string
-	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if len(strings.TrimSpace(string(b))) == 0 {
-			continue
+	for {
+		d, err := cr.Next()
+		if err == io.EOF {
+			break
 		}
-		var rec struct {
-			Title *string `json:"title"`
-			Text  *string `json:"text"`
+		if err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal(b, &rec); err != nil {
-			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
-		}
-		if rec.Text == nil && rec.Title == nil {
-			return nil, fmt.Errorf("%s: line %d: the object has neither \"text\" nor \"title\"", path, line)
-		}
-		var parts []string
-		if rec.Title != nil && *rec.Title != "" {
-			parts = append(parts, *rec.Title)
-		}
-		if rec.Text != nil && *rec.Text != "" {
-			parts = append(parts, *rec.Text)
-		}
-		texts = append(texts, strings.Join(parts, " "))
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: line %d: %w", path, line+1, err)
+		texts = append(texts, experiment.DocText(d))
 	}
 	if len(texts) == 0 {
 		return nil, errors.New(path + ": no records")
 	}
 	return texts, nil
-}
-
-// itemProgress draws an encoding progress line (items, items/s, ETA) on w
-// when the job runs longer than a second, at most a few times a second.
-type itemProgress struct {
-	w           io.Writer
-	label       string // "" means "encoding"
-	start, last time.Time
-	done, total int
-	drawn       bool
-}
-
-func (p *itemProgress) update(done, total int) {
-	p.done, p.total = done, total
-	now := time.Now()
-	if now.Sub(p.start) < time.Second || now.Sub(p.last) < 250*time.Millisecond {
-		return
-	}
-	p.last = now
-	p.draw()
-}
-
-func (p *itemProgress) draw() {
-	el := time.Since(p.start).Seconds()
-	rate := float64(p.done) / max(el, 1e-9)
-	label := p.label
-	if label == "" {
-		label = "encoding"
-	}
-	line := fmt.Sprintf("%s: %d/%d (%3.0f%%), %.1f items/s", label, p.done, p.total, 100*float64(p.done)/float64(max(p.total, 1)), rate)
-	if rate > 0 && p.done < p.total {
-		line += fmt.Sprintf(", ETA %s", time.Duration(float64(p.total-p.done)/rate*float64(time.Second)).Round(time.Second))
-	}
-	fmt.Fprintf(p.w, "\r%-70s", line)
-	p.drawn = true
-}
-
-func (p *itemProgress) finish() {
-	if p.drawn {
-		p.draw()
-		fmt.Fprintln(p.w)
-	}
 }

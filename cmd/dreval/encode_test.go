@@ -114,7 +114,7 @@ func TestEncodeErrors(t *testing.T) {
 	}
 	models := filepath.Dir(sharedtest.ModelDir(t, "minilm"))
 	code, _, errOut := runCLI(t, "", "encode", "-models", models, "-in", bad, "-out", filepath.Join(dir, "y.npy"))
-	if code != 1 || !strings.Contains(errOut, "bad.jsonl: line 2: the object has neither") {
+	if code != 1 || !strings.Contains(errOut, "bad.jsonl:2: the object has neither") {
 		t.Errorf("bad jsonl: exit %d, %q", code, errOut)
 	}
 }

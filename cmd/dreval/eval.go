@@ -13,7 +13,6 @@ import (
 
 	"github.com/dreval/dreval/answer"
 	"github.com/dreval/dreval/experiment"
-	"github.com/dreval/dreval/internal/progress"
 	"github.com/dreval/dreval/perturb"
 	"github.com/dreval/dreval/report"
 	"github.com/dreval/dreval/report/ratechart"
@@ -121,13 +120,21 @@ func runEval(env *cliEnv, args []string) error {
 			return fmt.Errorf("none of the default models (%s) is installed in %s: run \"make setup\", or name models with -models", evalDefaultModels, *modelsDir)
 		}
 	}
+	eng, err := parseEngineFlag(*engine)
+	if err != nil {
+		return err
+	}
+	an, err := experiment.ParseAnalyzer(*analyzer)
+	if err != nil {
+		return usageErrorf("-analyzer: %v", err)
+	}
 	cfg := experiment.Config{
 		Data:     evalSplitList(*data),
 		Split:    *split,
 		Models:   modelNames,
 		Registry: evalRegistry(),
 		ModelOptions: experiment.ModelOptions{
-			Engine: *engine, ModelsDir: *modelsDir, Analyzer: *analyzer,
+			Engine: eng, ModelsDir: *modelsDir, Analyzer: an,
 			OrtLibrary: *ortLib, BM25Tokenizer: *bm25Tok,
 		},
 		Seeds:     *seeds,
@@ -174,33 +181,9 @@ func runEval(env *cliEnv, args []string) error {
 	}
 
 	// Warnings always reach stderr; -quiet silences the progress.
-	var bar *progress.Bar
-	if !*quiet {
-		bar = progress.New(env.stderr)
-	}
-	onEvent := func(e experiment.Event) {
-		switch {
-		case e.Step == experiment.StepWarning:
-			if bar != nil {
-				bar.Done()
-			}
-			if s := e.Subject(); s != "" {
-				fmt.Fprintf(env.stderr, "warning: %s: %s\n", s, e.Message)
-			} else {
-				fmt.Fprintf(env.stderr, "warning: %s\n", e.Message)
-			}
-		case bar == nil:
-		case e.Total > 0:
-			bar.Update(e.Label(), e.Done, e.Total, e.Unit)
-		case e.Message != "":
-			bar.Done()
-			fmt.Fprintf(env.stderr, "%s: %s\n", e.Label(), e.Message)
-		}
-	}
+	onEvent, done := eventPrinter(env.stderr, *quiet)
 	res, err := experiment.Run(context.Background(), cfg, onEvent)
-	if bar != nil {
-		bar.Done()
-	}
+	done()
 	if errors.Is(err, experiment.ErrNoQrels) {
 		return usageErrorf("%v", err)
 	}
@@ -271,15 +254,29 @@ func evalDefaultCacheDir() string {
 // evalDefaultOrtLib is defaultORTLib; serve.go uses this name.
 func evalDefaultOrtLib() string { return defaultORTLib() }
 
+// parseEngineFlag reads an -engine flag (experiment.ParseEngine).
+func parseEngineFlag(s string) (experiment.Engine, error) {
+	e, err := experiment.ParseEngine(s)
+	if err != nil {
+		names := make([]string, 0, 3)
+		for _, e := range experiment.Engines() {
+			names = append(names, string(e))
+		}
+		return "", usageErrorf("-engine %q is not known (known: %s)", s, strings.Join(names, ", "))
+	}
+	return e, nil
+}
+
 // evalTaskFlags sets the task fields of cfg from the -task, -match,
 // -answer-k and -passage-text flags.
 func evalTaskFlags(cfg *experiment.Config, task, match, ks, passageText string) error {
-	if !slices.Contains(experiment.Tasks, task) {
-		return usageErrorf("-task %q: want one of %s", task, strings.Join(experiment.Tasks, ", "))
+	t, err := experiment.ParseTask(task)
+	if err != nil {
+		return usageErrorf("-task: %v", err)
 	}
-	cfg.Task = task
+	cfg.Task = t
 	if match != "" {
-		if task == experiment.TaskIR {
+		if t == experiment.TaskIR {
 			return usageErrorf("-match is for -task dpr or dureader")
 		}
 		for _, m := range evalSplitList(match) {
@@ -293,7 +290,7 @@ func evalTaskFlags(cfg *experiment.Config, task, match, ks, passageText string) 
 			cfg.AnswerModes = append(cfg.AnswerModes, mode)
 		}
 	}
-	if task != experiment.TaskIR {
+	if t != experiment.TaskIR {
 		k, err := parseAnswerKs(ks)
 		if err != nil {
 			return usageErrorf("-answer-k: %v", err)
@@ -302,7 +299,7 @@ func evalTaskFlags(cfg *experiment.Config, task, match, ks, passageText string) 
 	}
 	switch passageText {
 	case "auto":
-		cfg.PassageText = task == experiment.TaskDPR
+		cfg.PassageText = t == experiment.TaskDPR
 	case "on":
 		cfg.PassageText = true
 	case "off":

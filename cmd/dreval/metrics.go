@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -35,7 +36,7 @@ type evalFlags struct {
 }
 
 func (f *evalFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.qrels, "qrels", "", "relevance judgments `FILE` (TREC \"qid iter docid rel\" or BEIR tsv with header)")
+	fs.StringVar(&f.qrels, "qrels", "", "relevance judgments `FILE` (TREC \"qid iter docid rel\", or BEIR tsv with or without its header)")
 	fs.StringVar(&f.qrelsFormat, "qrels-format", "auto", "qrels format: auto, trec or beir")
 	fs.Var(&f.measures, "m", "measures (`NAMES`), repeatable or comma-separated: trec/beir map P.5,10 ndcg_cut.10 recall.100 recip_rank Rprec success.1 num_q ... (P alone = trec_eval's default cut-offs; official, all_trec); st accuracy@k precision@k recall@k mrr@k ndcg@k map@k; dureader MRR@10 recall@1 recall@50. Default: trec_eval's official set (implemented part), st's paper set, or dureader's trio")
 	fs.StringVar(&f.convention, "convention", "trec", "metric convention: trec, st, beir or dureader (see METRICS.md)")
@@ -44,40 +45,50 @@ func (f *evalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.format, "format", "text", "output format: text, json or csv")
 }
 
-// options checks the shared flags and loads the qrels.
+// options checks the shared flags (with metrics.Request, as /api/metrics
+// and the page check theirs) and loads the qrels.
 func (f *evalFlags) options(defaultMeasures func(metrics.Convention) []metrics.Measure) (metrics.Qrels, []metrics.Measure, metrics.Options, error) {
-	var opts metrics.Options
-	conv, err := metrics.ParseConvention(f.convention)
+	req := metrics.Request{Measures: f.measures, Convention: f.convention, QrelsFormat: f.qrelsFormat,
+		Level: f.level, Complete: f.complete, Defaults: defaultMeasures}
+	c, err := req.Check()
 	if err != nil {
-		return nil, nil, opts, usageErrorf("-convention: %v", err)
-	}
-	qf, err := metrics.ParseQrelsFormat(f.qrelsFormat)
-	if err != nil {
-		return nil, nil, opts, usageErrorf("-qrels-format: %v", err)
-	}
-	if f.level < 1 {
-		return nil, nil, opts, usageErrorf("-l %d: expected 1 or more", f.level)
+		return nil, nil, c.Options, requestFlagError(err)
 	}
 	switch f.format {
 	case "text", "json", "csv":
 	default:
-		return nil, nil, opts, usageErrorf("-format %q: expected text, json or csv", f.format)
+		return nil, nil, c.Options, usageErrorf("-format %q: expected text, json or csv", f.format)
 	}
 	if f.qrels == "" {
-		return nil, nil, opts, usageErrorf("-qrels FILE is required")
+		return nil, nil, c.Options, usageErrorf("-qrels FILE is required")
 	}
-	ms := defaultMeasures(conv)
-	if len(f.measures) > 0 {
-		if ms, err = metrics.ParseMeasures(f.measures, conv); err != nil {
-			return nil, nil, opts, usageErrorf("-m: %v", err)
-		}
-	}
-	opts = metrics.Options{Convention: conv, RelLevel: f.level, Complete: f.complete}
-	qrels, err := readQrelsFile(f.qrels, qf)
+	qrels, err := readQrelsFile(f.qrels, c.QrelsFormat)
 	if err != nil {
-		return nil, nil, opts, err
+		return nil, nil, c.Options, err
 	}
-	return qrels, ms, opts, nil
+	return qrels, c.Measures, c.Options, nil
+}
+
+// requestFlags are the flags of metrics.Request's fields.
+var requestFlags = map[string]string{
+	metrics.FieldMeasures:    "-m",
+	metrics.FieldConvention:  "-convention",
+	metrics.FieldQrelsFormat: "-qrels-format",
+	metrics.FieldLevel:       "-l",
+}
+
+// requestFlagError returns a metrics.Request's error as a usage error
+// naming the flag at fault.
+func requestFlagError(err error) error {
+	var re *metrics.RequestError
+	if errors.As(err, &re) {
+		cp := *re
+		if name, ok := requestFlags[cp.Field]; ok {
+			cp.Field = name
+		}
+		return usageErrorf("%v", &cp)
+	}
+	return err
 }
 
 func readQrelsFile(path string, format metrics.QrelsFormat) (metrics.Qrels, error) {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -126,7 +127,7 @@ func TestMetricsErrors(t *testing.T) {
 		{"duplicate pair", []string{"-qrels", exampleQrels, "-run", dupRun}, 1, dupRun + ":2: document \"d01\" listed twice"},
 		{"empty run", []string{"-qrels", exampleQrels, "-run", empty}, 1, empty + ": empty run"},
 		{"missing file", []string{"-qrels", exampleQrels, "-run", "does-not-exist.run"}, 1, "does-not-exist.run"},
-		{"beir header missing", []string{"-qrels", headerless, "-run", exampleRun}, 1, headerless + ":1: 3 fields: this looks like BEIR qrels without its header"},
+		{"beir header missing, forced", []string{"-qrels", headerless, "-qrels-format", "beir", "-run", exampleRun}, 1, headerless + ":1: BEIR qrels must start with the header"},
 		{"beir read as trec", []string{"-qrels", beir, "-qrels-format", "trec", "-run", exampleRun}, 1, beir + ":1: found the BEIR header"},
 		{"qrels as run", []string{"-qrels", exampleQrels, "-run", exampleQrels}, 1, exampleQrels + ":1: 4 fields: expected 6"},
 	}
@@ -157,6 +158,53 @@ func TestMetricsBEIRQrels(t *testing.T) {
 		wantRet := map[string]string{"trec": "2", "beir": "1"}[c.conv]
 		if !strings.Contains(out, "num_ret               \tall\t"+wantRet+"\n") {
 			t.Errorf("%s: num_ret should be %s:\n%s", c.conv, wantRet, out)
+		}
+	}
+}
+
+// beirForm writes TREC qrels ("qid iter docid rel" lines) as a BEIR qrels
+// file: a byte order mark and the header line when header is set, then
+// tab-separated lines with CRLF ends.
+func beirForm(t *testing.T, trec string, header bool) string {
+	t.Helper()
+	var b strings.Builder
+	if header {
+		b.WriteString("\ufeffquery-id\tcorpus-id\tscore\r\n")
+	}
+	for _, line := range strings.Split(strings.TrimSpace(trec), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 4 {
+			t.Fatalf("TREC qrels line %q", line)
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%s\r\n", f[0], f[2], f[3])
+	}
+	return b.String()
+}
+
+// TestMetricsBEIRQrelsForms: the judgments of example.qrels written as a
+// BEIR file with a byte order mark and its header, or without the header,
+// give exactly the numbers of the TREC form, per query and in every
+// output format.
+func TestMetricsBEIRQrelsForms(t *testing.T) {
+	trec, err := os.ReadFile(exampleQrels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forms := map[string]string{
+		"bom and header": writeTemp(t, "bom.tsv", beirForm(t, string(trec), true)),
+		"no header":      writeTemp(t, "plain.tsv", beirForm(t, string(trec), false)),
+	}
+	for _, format := range []string{"text", "json", "csv"} {
+		args := []string{"-run", exampleRun, "-m", "all_trec", "-q", "-c", "-format", format}
+		code, want, errOut := runCLI(t, "", append([]string{"metrics", "-qrels", exampleQrels}, args...)...)
+		if code != 0 {
+			t.Fatalf("TREC qrels, %s: exit %d: %s", format, code, errOut)
+		}
+		for name, path := range forms {
+			code, got, errOut := runCLI(t, "", append([]string{"metrics", "-qrels", path}, args...)...)
+			if code != 0 || got != want {
+				t.Errorf("BEIR qrels (%s), %s: exit %d, %s\ngot:\n%s\nwant (TREC form):\n%s", name, format, code, errOut, got, want)
+			}
 		}
 	}
 }

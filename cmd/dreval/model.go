@@ -4,14 +4,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/dreval/dreval/encoder/modelstore"
+	"github.com/dreval/dreval/internal/progress"
 )
 
 func init() {
@@ -32,8 +31,8 @@ type modelSub struct {
 }
 
 var modelSubs = []modelSub{
-	{"get", "[-models DIR] NAME...", "install models from the catalogue, checking their integrity hashes", runModelGet},
-	{"list", "[-models DIR]", "list the catalogue and which models are installed", runModelList},
+	{"get", "[-models DIR] [-endpoint URL] NAME...", "install models from the catalogue (an archive, or the Hugging Face Hub at a pinned revision), checking sizes and hashes; an interrupted download resumes", runModelGet},
+	{"list", "[-models DIR]", "list the catalogue (what each model is, where it comes from) and which models are installed", runModelList},
 	modelExportONNX,
 	modelDistill,
 }
@@ -71,6 +70,29 @@ func modelsDirFlag(fs *flag.FlagSet) *string {
 	return fs.String("models", defaultModelsDir(), "models `directory` (default from $DREVAL_MODELS, else the user cache directory)")
 }
 
+// resolveModel returns the directory of the -model flag's value name: name
+// itself when it is a path (it holds a path separator, or is "." or "..")
+// or a directory holding config.json, else the installed model of that
+// name under modelsDir. The directory must hold config.json; the error
+// says which directory lacked it and how to install a model.
+func resolveModel(name, modelsDir string) (string, error) {
+	isPath := strings.ContainsAny(name, `/\`) || name == "." || name == ".."
+	if !isPath && fileExists(filepath.Join(name, "config.json")) {
+		return name, nil
+	}
+	if isPath {
+		if _, err := os.Stat(filepath.Join(name, "config.json")); err != nil {
+			return "", fmt.Errorf("-model %s: not a model directory (is it a model directory? it has no config.json; \"dreval model get\" installs one): %w", name, err)
+		}
+		return name, nil
+	}
+	dir := filepath.Join(modelsDir, name)
+	if !fileExists(filepath.Join(dir, "config.json")) {
+		return "", fmt.Errorf("model %q is not installed in %s; run \"dreval model get %s\" (or pass a model directory: is %s a model directory? it has no config.json)", name, modelsDir, name, dir)
+	}
+	return dir, nil
+}
+
 func defaultModelsDir() string {
 	if d := os.Getenv("DREVAL_MODELS"); d != "" {
 		return d
@@ -95,6 +117,7 @@ func subFlagSet(env *cliEnv, s modelSub) *flag.FlagSet {
 func runModelGet(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	dir := modelsDirFlag(fs)
 	quiet := fs.Bool("q", false, "no progress output")
+	endpoint := fs.String("endpoint", defaultHubEndpoint(), "the Hugging Face Hub's `URL`, for models from the Hub (default $HF_ENDPOINT, else "+modelstore.DefaultEndpoint+")")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -110,26 +133,74 @@ func runModelGet(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		models = append(models, m)
 	}
 	for _, m := range models {
-		in := &modelstore.Installer{Dir: *dir}
-		var bar *byteProgress
+		in := &modelstore.Installer{Dir: *dir, Endpoint: *endpoint}
+		var bar *progress.Bar
 		if !*quiet {
-			bar = &byteProgress{w: env.stderr, name: m.Name, start: time.Now()}
-			in.Progress = bar.update
+			bar = progress.New(env.stderr)
+			if m.IsHub() {
+				// One line per file: the file's place among the files,
+				// its bytes, the rate and the time left.
+				in.FileProgress = func(s modelstore.FileStatus) {
+					done, total, unit := byteUnits(s.Done, s.Total)
+					bar.Update(fmt.Sprintf("get %s %d/%d %s", m.Name, s.Index, s.Count, s.Path), done, total, unit)
+				}
+			} else {
+				in.Progress = func(d, t int64) {
+					done, total, unit := byteUnits(d, t)
+					bar.Update("download "+m.Name, done, total, unit)
+				}
+			}
 		}
 		downloaded, err := in.Install(context.Background(), m)
 		if bar != nil {
-			bar.finish()
+			bar.Done()
 		}
 		if err != nil {
+			if in.PartialDownload(m) {
+				return fmt.Errorf("%w\n(what arrived is kept in %s; run \"dreval model get %s\" again to resume)", err, *dir, m.Name)
+			}
 			return err
 		}
+		from := ""
+		if rec, err := in.ReadRecord(m); err == nil && m.IsHub() {
+			var at []string
+			for _, r := range rec.Repos {
+				at = append(at, r.Repo+" at "+r.Commit)
+			}
+			from = " from " + strings.Join(at, " and ")
+		}
 		if downloaded {
-			fmt.Fprintf(env.stdout, "installed %s in %s\n", m.Name, in.Path(m))
+			fmt.Fprintf(env.stdout, "installed %s in %s%s\n", m.Name, in.Path(m), from)
 		} else {
-			fmt.Fprintf(env.stdout, "%s is already installed in %s (files checked); nothing downloaded\n", m.Name, in.Path(m))
+			fmt.Fprintf(env.stdout, "%s is already installed in %s%s (files checked); nothing downloaded\n", m.Name, in.Path(m), from)
 		}
 	}
 	return nil
+}
+
+// defaultHubEndpoint is $HF_ENDPOINT (the variable huggingface_hub reads
+// for a mirror), else the Hub.
+func defaultHubEndpoint() string {
+	if e := os.Getenv("HF_ENDPOINT"); e != "" {
+		return e
+	}
+	return modelstore.DefaultEndpoint
+}
+
+// byteUnits scales a download's byte counts for a progress line: MiB for
+// large files, KiB for middling ones, bytes for small ones.
+func byteUnits(done, total int64) (int, int, string) {
+	scale, unit := int64(1), "B"
+	switch {
+	case total >= 16<<20:
+		scale, unit = 1<<20, "MiB"
+	case total >= 64<<10:
+		scale, unit = 1<<10, "KiB"
+	}
+	if total < 0 {
+		return int(done / scale), -1, unit
+	}
+	return int(done / scale), int(total / scale), unit
 }
 
 func runModelList(env *cliEnv, fs *flag.FlagSet, args []string) error {
@@ -141,70 +212,90 @@ func runModelList(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		return usageErrorf("unexpected argument %q", fs.Arg(0))
 	}
 	in := &modelstore.Installer{Dir: *dir}
-	for _, m := range modelstore.Catalogue {
+	const indent = "                     "
+	known := map[string]bool{}
+	for _, m := range modelstore.Catalogue() {
+		known[m.Name] = true
+		var rec *modelstore.Record
 		state := "not installed"
-		if in.Check(m) == nil {
+		if m.IsHub() {
+			if r, err := in.ReadRecord(m); err == nil {
+				rec, state = &r, "installed in "+in.Path(m)
+			} else if in.PartialDownload(m) {
+				state = "partly downloaded (\"dreval model get " + m.Name + "\" resumes)"
+			}
+		} else if in.Check(m) == nil {
 			state = "installed in " + in.Path(m)
 		}
-		fmt.Fprintf(env.stdout, "%-10s %s\n           %s\n", m.Name, state, m.Description)
+		fmt.Fprintf(env.stdout, "%-20s %s\n", m.Name, state)
+		fmt.Fprintf(env.stdout, "%s%s\n", indent, m.Description)
+		for i, r := range m.Hub {
+			line := r.Repo + " at " + r.Revision
+			if !r.Pinned() {
+				line += " (revision not pinned: no commit id known, so it installs what " + r.Revision + " is then)"
+			}
+			if rec != nil && i < len(rec.Repos) && rec.Repos[i].Commit != r.Revision {
+				line += "; installed at " + rec.Repos[i].Commit
+			}
+			if r.Dir != "" {
+				line = r.Dir + ": " + line
+			}
+			fmt.Fprintf(env.stdout, "%s%s\n", indent, line)
+		}
+		fmt.Fprintf(env.stdout, "%s%s\n", indent, cardLine(m.Card))
+		for _, r := range m.Hub {
+			if r.Pickle != "" {
+				fmt.Fprintf(env.stdout, "%sweights: %s only, as far as the catalogue knows (a PyTorch pickle, which dreval cannot read): \"dreval model get %s\" stops with an error unless the Hub lists model.safetensors\n", indent, r.Pickle, m.Name)
+				break
+			}
+		}
+	}
+	// Other models in the directory (a folder of its own, a converted
+	// checkpoint): listed so that the directory's content is all shown.
+	var others []string
+	if ents, err := os.ReadDir(*dir); err == nil {
+		for _, e := range ents {
+			if !e.IsDir() || known[e.Name()] || strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			if fileExists(filepath.Join(*dir, e.Name(), "config.json")) || fileExists(filepath.Join(*dir, e.Name(), modelstore.ManifestFile)) {
+				others = append(others, e.Name())
+			}
+		}
+	}
+	if len(others) > 0 {
+		fmt.Fprintf(env.stdout, "also in %s (not from the catalogue): %s\n", *dir, strings.Join(others, ", "))
 	}
 	return nil
 }
 
+// cardLine is one line of what a catalogue model is: towers, architecture,
+// pooling, score, lengths, prompts and license.
+func cardLine(c modelstore.Card) string {
+	towers := "1 tower"
+	if c.Towers == 2 {
+		towers = "2 towers (query, document)"
+	}
+	score := map[string]string{"dot": "dot product", "cos": "cosine"}[c.Score]
+	if score == "" {
+		score = c.Score
+	}
+	length := fmt.Sprintf("max %d tokens", c.MaxLength)
+	if c.QueryMaxLength > 0 && c.QueryMaxLength != c.MaxLength {
+		length = fmt.Sprintf("max %d tokens for documents, %d for queries", c.MaxLength, c.QueryMaxLength)
+	}
+	prompts := "no prompts"
+	if c.QueryPrompt != "" || c.DocumentPrompt != "" {
+		prompts = fmt.Sprintf("prompts %q (queries), %q (documents)", c.QueryPrompt, c.DocumentPrompt)
+	}
+	return fmt.Sprintf("%s, %s, pooling %s, score %s, %s, %s; license %s", towers, c.Arch, c.Pooling, score, length, prompts, c.License)
+}
+
 func catalogueNames() string {
 	var names []string
-	for _, m := range modelstore.Catalogue {
+	for _, m := range modelstore.Catalogue() {
 		names = append(names, m.Name)
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
 }
-
-// byteProgress draws a download progress line (bytes, rate, ETA) on w, at
-// most a few times a second.
-type byteProgress struct {
-	w     io.Writer
-	name  string
-	start time.Time
-	last  time.Time
-	done  int64
-	total int64
-	drawn bool
-}
-
-func (p *byteProgress) update(done, total int64) {
-	p.done, p.total = done, total
-	if now := time.Now(); now.Sub(p.last) >= 200*time.Millisecond {
-		p.last = now
-		p.draw()
-	}
-}
-
-func (p *byteProgress) draw() {
-	el := time.Since(p.start).Seconds()
-	rate := 0.0
-	if el > 0 {
-		rate = float64(p.done) / el
-	}
-	line := fmt.Sprintf("%s: %s", p.name, modelMiB(p.done))
-	if p.total > 0 {
-		line += fmt.Sprintf(" of %s (%3.0f%%)", modelMiB(p.total), 100*float64(p.done)/float64(p.total))
-	}
-	line += fmt.Sprintf(", %s/s", modelMiB(int64(rate)))
-	if p.total > 0 && rate > 0 && el >= 1 && p.done < p.total {
-		line += fmt.Sprintf(", ETA %s", time.Duration(float64(p.total-p.done)/rate*float64(time.Second)).Round(time.Second))
-	}
-	fmt.Fprintf(p.w, "\r%-70s", line)
-	p.drawn = true
-}
-
-func (p *byteProgress) finish() {
-	if p.done > 0 {
-		p.draw()
-	}
-	if p.drawn {
-		fmt.Fprintln(p.w)
-	}
-}
-
-func modelMiB(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -17,6 +17,7 @@ import (
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/static"
 	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/internal/progress"
 )
 
 // modelDistill is the "dreval model distill" subcommand; model.go lists it
@@ -85,12 +86,14 @@ func runModelDistill(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	case *sif < 0:
 		return usageErrorf("-sif must not be negative, got %v", *sif)
 	}
-	switch *engineFlag {
-	case engine.Auto, engine.Go, engine.ORT:
-	default:
-		return usageErrorf("-engine %q is not known (known: auto, go, ort)", *engineFlag)
+	eng, err := parseEngineFlag(*engineFlag)
+	if err != nil {
+		return err
 	}
-	src := resolveModelDir(*models, *model)
+	src, err := resolveModel(*model, *models)
+	if err != nil {
+		return err
+	}
 	if *out == "" {
 		*out = filepath.Join(*models, "static")
 	}
@@ -98,7 +101,7 @@ func runModelDistill(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		return fmt.Errorf("-out %s is the source model's directory; choose another", *out)
 	}
 
-	m, err := engine.Open(encoder.OSDir(src), engine.Options{Engine: *engineFlag, ORTLibrary: *ortLib, Encoder: encoder.Options{Threads: *threads}})
+	m, err := engine.Open(encoder.OSDir(src), engine.Options{Engine: string(eng), ORTLibrary: *ortLib, Encoder: encoder.Options{Threads: *threads}})
 	if err != nil {
 		return err
 	}
@@ -129,15 +132,15 @@ func runModelDistill(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	}
 	o := static.DistillOptions{Vocab: tok.VocabSize(), Limit: *limit, Dims: *dims, Prefix: specials[:1], Suffix: specials[1:],
 		SIFCoefficient: a, BatchSize: *batch}
-	var bar *itemProgress
+	var bar *progress.Bar
 	if !*quiet {
-		bar = &itemProgress{w: env.stderr, start: time.Now(), label: "distilling"}
-		o.Progress = bar.update
+		bar = progress.New(env.stderr)
+		o.Progress = func(done, total int) { bar.Update("distilling", done, total, "ids") }
 	}
 	start := time.Now()
 	table, err := static.Distill(fwd, o)
 	if bar != nil {
-		bar.finish()
+		bar.Done()
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)

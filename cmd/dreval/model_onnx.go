@@ -46,7 +46,10 @@ func runModelExportONNX(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	if *opset < onnx.MinExportOpset || *opset > onnx.MaxExportOpset {
 		return usageErrorf("-opset %d is not supported (use %d to %d)", *opset, onnx.MinExportOpset, onnx.MaxExportOpset)
 	}
-	dir := resolveModelDir(*models, *model)
+	dir, err := resolveModel(*model, *models)
+	if err != nil {
+		return err
+	}
 	if *out == "" {
 		*out = filepath.Join(dir, "model.onnx")
 	}
@@ -116,18 +119,6 @@ func runModelExportONNX(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	fmt.Fprintf(env.stdout, "wrote %s (%s, %.1f MiB, opset %d, %d layers, hidden %d, %d heads); read back: %d tensors identical to %s\n",
 		*out, cfg.Family(), float64(len(data))/(1<<20), *opset, cfg.NumHiddenLayers, cfg.HiddenSize, cfg.NumAttentionHeads, checked, filepath.Base(weights))
 	return nil
-}
-
-// resolveModelDir returns model as a directory when it names one (or looks
-// like a path), else the installed model of that name under modelsDir.
-func resolveModelDir(modelsDir, model string) string {
-	if strings.ContainsRune(model, os.PathSeparator) || model == "." || model == ".." {
-		return model
-	}
-	if st, err := os.Stat(model); err == nil && st.IsDir() && fileExists(filepath.Join(model, "config.json")) {
-		return model
-	}
-	return filepath.Join(modelsDir, model)
 }
 
 func fileExists(p string) bool {

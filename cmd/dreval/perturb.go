@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 
+	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/perturb"
 )
@@ -115,9 +115,9 @@ func runPerturb(env *cliEnv, args []string) error {
 		defer f.Close()
 		r, name = f, *in
 	}
-	queries, err := readQueries(r)
+	queries, err := readQueries(r, name)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return err
 	}
 
 	w := bufio.NewWriter(env.stdout)
@@ -203,83 +203,53 @@ type inputQuery struct {
 	Line int
 }
 
-// maxQueryLine bounds one input line.
-const maxQueryLine = 16 << 20
-
 // readQueries reads plain-text queries (one per line, id = line number,
 // blank lines included) or, when the first non-blank line starts with "{",
-// JSON lines with "_id" and "text" (blank lines skipped; _id a string or a
-// number; duplicates refused).
-func readQueries(r io.Reader) ([]inputQuery, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxQueryLine)
-	var lines []string
-	for sc.Scan() {
-		lines = append(lines, strings.TrimSuffix(sc.Text(), "\r"))
+// a BEIR queries.jsonl, read by dataset.QueryReader as "dreval eval" reads
+// it ("_id" a string or an integer; blank lines skipped), with duplicate
+// ids refused. A byte order mark at the start is dropped. name names the
+// input in errors.
+func readQueries(r io.Reader, name string) ([]inputQuery, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("line %d is longer than %d bytes", len(lines)+1, maxQueryLine)
-		}
-		return nil, err
-	}
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	isJSON := false
-	for _, l := range lines {
-		if t := strings.TrimSpace(l); t != "" {
-			isJSON = strings.HasPrefix(t, "{")
+	for rest := data; len(rest) > 0; {
+		line, after, _ := bytes.Cut(rest, []byte{'\n'})
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			isJSON = t[0] == '{'
 			break
 		}
+		rest = after
 	}
-	qs := make([]inputQuery, 0, len(lines))
 	if !isJSON {
-		for i, l := range lines {
-			qs = append(qs, inputQuery{ID: strconv.Itoa(i + 1), Text: l, Line: i + 1})
+		var qs []inputQuery
+		if len(data) > 0 {
+			lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+			qs = make([]inputQuery, len(lines))
+			for i, l := range lines {
+				qs[i] = inputQuery{ID: strconv.Itoa(i + 1), Text: strings.TrimSuffix(l, "\r"), Line: i + 1}
+			}
 		}
 		return qs, nil
 	}
+	qr := dataset.NewQueryReader(bytes.NewReader(data), name)
 	seen := map[string]int{}
-	for i, l := range lines {
-		if strings.TrimSpace(l) == "" {
-			continue
+	var qs []inputQuery
+	for {
+		q, err := qr.Next()
+		if err == io.EOF {
+			return qs, nil
 		}
-		var rec struct {
-			ID   json.RawMessage `json:"_id"`
-			Text *string         `json:"text"`
-		}
-		if err := json.Unmarshal([]byte(l), &rec); err != nil {
-			return nil, fmt.Errorf("line %d: %v (the first line is JSON, so every line must be a JSON object with \"_id\" and \"text\")", i+1, err)
-		}
-		id, err := jsonID(rec.ID)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %v", i+1, err)
+			return nil, err
 		}
-		if rec.Text == nil {
-			return nil, fmt.Errorf("line %d: query %q has no \"text\" string", i+1, id)
+		if first, dup := seen[q.ID]; dup {
+			return nil, fmt.Errorf("%s:%d: duplicate _id %q (first on line %d)", name, qr.Line(), q.ID, first)
 		}
-		if first, dup := seen[id]; dup {
-			return nil, fmt.Errorf("line %d: duplicate _id %q (first on line %d)", i+1, id, first)
-		}
-		seen[id] = i + 1
-		qs = append(qs, inputQuery{ID: id, Text: *rec.Text, Line: i + 1})
+		seen[q.ID] = qr.Line()
+		qs = append(qs, inputQuery{ID: q.ID, Text: q.Text, Line: qr.Line()})
 	}
-	return qs, nil
-}
-
-// jsonID reads a BEIR "_id": a string or a number (kept as written).
-func jsonID(raw json.RawMessage) (string, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", errors.New(`missing "_id"`)
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		if s == "" {
-			return "", errors.New(`empty "_id"`)
-		}
-		return s, nil
-	}
-	var n json.Number
-	if err := json.Unmarshal(raw, &n); err == nil {
-		return n.String(), nil
-	}
-	return "", fmt.Errorf(`"_id" is %s, want a string or a number`, raw)
 }

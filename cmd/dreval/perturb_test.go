@@ -164,16 +164,19 @@ func TestReadQueries(t *testing.T) {
 	}{
 		{"a\n\nb\r\n", []inputQuery{{"1", "a", 1}, {"2", "", 2}, {"3", "b", 3}}, ""},
 		{"", []inputQuery{}, ""},
+		{"\ufeffplain\n", []inputQuery{{"1", "plain", 1}}, ""},
 		{"\n{\"_id\":\"q1\",\"text\":\"x\"}\n\n{\"_id\":7,\"text\":\"\"}\n", []inputQuery{{"q1", "x", 2}, {"7", "", 4}}, ""},
-		{"{\"_id\":\"q1\",\"text\":\"x\"}\nplain\n", nil, "line 2: invalid character"},
-		{"{\"_id\":\"q1\"}\n", nil, `line 1: query "q1" has no "text" string`},
-		{"{\"text\":\"x\"}\n", nil, `line 1: missing "_id"`},
-		{"{\"_id\":\"\",\"text\":\"x\"}\n", nil, `line 1: empty "_id"`},
-		{"{\"_id\":[1],\"text\":\"x\"}\n", nil, `"_id" is [1], want a string or a number`},
-		{"{\"_id\":\"a\",\"text\":\"x\"}\n{\"_id\":\"a\",\"text\":\"y\"}\n", nil, `line 2: duplicate _id "a" (first on line 1)`},
+		{"\ufeff{\"_id\":123456789012345678901,\"text\":\"x\"}\n", []inputQuery{{"123456789012345678901", "x", 1}}, ""},
+		{"{\"_id\":\"q1\",\"text\":\"x\"}\nplain\n", nil, "in:2: invalid JSON"},
+		{"{\"_id\":\"q1\"}\n", nil, `in:1: missing "text"`},
+		{"{\"text\":\"x\"}\n", nil, `in:1: missing "_id"`},
+		{"{\"_id\":\"\",\"text\":\"x\"}\n", nil, `in:1: empty "_id"`},
+		{"{\"_id\":[1],\"text\":\"x\"}\n", nil, `in:1: field "_id" is a JSON array, want a string or an integer`},
+		{"{\"_id\":1.5,\"text\":\"x\"}\n", nil, `in:1: field "_id" is the number 1.5, not an integer`},
+		{"{\"_id\":\"a\",\"text\":\"x\"}\n{\"_id\":\"a\",\"text\":\"y\"}\n", nil, `in:2: duplicate _id "a" (first on line 1)`},
 	}
 	for _, tt := range tests {
-		got, err := readQueries(strings.NewReader(tt.in))
+		got, err := readQueries(strings.NewReader(tt.in), "in")
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("readQueries(%q) error %v, want %q", tt.in, err, tt.wantErr)
@@ -201,7 +204,7 @@ func FuzzReadQueries(f *testing.F) {
 	f.Add("{\"_id\":\"q1\",\"text\":\"x\"}\n{\"_id\":2,\"text\":\"y\"}")
 	f.Add("{\"_id\":1e400,\"text\":\"x\"}")
 	f.Fuzz(func(t *testing.T, in string) {
-		qs, err := readQueries(strings.NewReader(in))
+		qs, err := readQueries(strings.NewReader(in), "in")
 		if err != nil {
 			return
 		}

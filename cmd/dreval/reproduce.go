@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/dreval/dreval/experiment"
-	"github.com/dreval/dreval/internal/progress"
 	"github.com/dreval/dreval/report"
 )
 
@@ -84,7 +83,11 @@ func runReproduce(env *cliEnv, args []string) error {
 	cfg.Data = evalSplitList(*data)
 	cfg.Models = names
 	cfg.Registry = evalRegistry()
-	cfg.ModelOptions = experiment.ModelOptions{Engine: *engine, ModelsDir: *modelsDir, OrtLibrary: *ortLib}
+	eng, err := parseEngineFlag(*engine)
+	if err != nil {
+		return err
+	}
+	cfg.ModelOptions = experiment.ModelOptions{Engine: eng, ModelsDir: *modelsDir, OrtLibrary: *ortLib}
 	cfg.Seeds = *seeds
 	cfg.Resamples = *resamples
 	cfg.Cache = experiment.DirCache{Dir: *cacheDir}
@@ -92,24 +95,9 @@ func runReproduce(env *cliEnv, args []string) error {
 	if err := cfg.Validate(); err != nil {
 		return usageErrorf("%v", err)
 	}
-	var bar *progress.Bar
-	if !*quiet {
-		bar = progress.New(env.stderr)
-	}
-	res, err := experiment.Run(context.Background(), cfg, func(e experiment.Event) {
-		switch {
-		case e.Step == experiment.StepWarning:
-			if bar != nil {
-				bar.Done()
-			}
-			fmt.Fprintf(env.stderr, "warning: %s: %s\n", e.Subject(), e.Message)
-		case bar != nil && e.Total > 0:
-			bar.Update(e.Label(), e.Done, e.Total, e.Unit)
-		}
-	})
-	if bar != nil {
-		bar.Done()
-	}
+	onEvent, done := eventPrinter(env.stderr, *quiet)
+	res, err := experiment.Run(context.Background(), cfg, onEvent)
+	done()
 	if err != nil {
 		return err
 	}

@@ -70,11 +70,8 @@ func runSearch(env *cliEnv, args []string) error {
 			return err
 		}
 	}
-	if corpus.Rows == 0 {
-		return fmt.Errorf("%s: empty corpus (shape (0, %d)): nothing to search", *corpusPath, corpus.Dim)
-	}
-	if queries.Dim != corpus.Dim {
-		return fmt.Errorf("%s has %d-dimensional vectors, %s has %d: embed both with the same model", *queriesPath, queries.Dim, *corpusPath, corpus.Dim)
+	if err := retrieval.CheckSearch(corpus, queries, *corpusPath, *queriesPath); err != nil {
+		return err
 	}
 	hits, err := retrieval.TopK(corpus, queries, retrieval.Options{K: *k, Scoring: scoring, Threads: *threads, DocIDs: docIDs})
 	if err != nil {

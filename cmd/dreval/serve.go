@@ -73,15 +73,14 @@ func runServe(env *cliEnv, args []string) error {
 	case *queueWait <= 0:
 		return usageErrorf("-queue-wait must be positive, got %s", *queueWait)
 	}
-	switch *engine {
-	case "auto", "go", "ort":
-	default:
-		return usageErrorf("-engine %q: expected auto, go or ort", *engine)
+	eng, err := parseEngineFlag(*engine)
+	if err != nil {
+		return err
 	}
 	if !webapp.Built() {
 		fmt.Fprintf(env.stderr, "dreval serve: warning: %v; serving the API and files only\n", errNoApp)
 	}
-	sm := newServeModels(*models, *engine, *ortLib, *cacheDir)
+	sm := newServeModels(*models, eng, *ortLib, *cacheDir)
 	sm.note = func(msg string) { fmt.Fprintf(env.stderr, "dreval serve: %s\n", msg) }
 	h := serve.NewMux(serve.Options{
 		Assets:  webapp.FS(),

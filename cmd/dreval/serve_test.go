@@ -255,3 +255,54 @@ func TestSite(t *testing.T) {
 		}
 	}
 }
+
+// TestServeDemoCache: the demo embeddings "dreval serve" hands out come
+// through the experiment's corpus cache with its checks: a second server
+// reads what the first stored, and an entry whose tokenizer fingerprint
+// is not the model's is refused (it was re-encoded silently before).
+func TestServeDemoCache(t *testing.T) {
+	models := filepath.Dir(sharedtest.ModelDir(t, "static"))
+	cache := t.TempDir()
+	var notes []string
+	first := newServeModels(models, "go", "", cache)
+	first.note = func(s string) { notes = append(notes, s) }
+	want, err := first.demo(context.Background(), "static")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := newServeModels(models, "go", "", cache)
+	second.note = func(s string) { notes = append(notes, s) }
+	got, err := second.demo(context.Background(), "static")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.NPY, want.NPY) || !bytes.Equal(got.Meta, want.Meta) {
+		t.Error("the demo data read from the cache differ from the encoded ones")
+	}
+	if last := notes[len(notes)-1]; !strings.Contains(last, "read from "+cache) {
+		t.Errorf("the second server did not read the cache: %q", notes)
+	}
+	metas, err := filepath.Glob(filepath.Join(cache, "*.json"))
+	if err != nil || len(metas) != 1 {
+		t.Fatalf("cache entries %v, %v", metas, err)
+	}
+	b, err := os.ReadFile(metas[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta map[string]any
+	if err := json.Unmarshal(b, &meta); err != nil {
+		t.Fatal(err)
+	}
+	meta["tokenizer_fingerprint"] = strings.Repeat("0", 64)
+	if b, err = json.Marshal(meta); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(metas[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = newServeModels(models, "go", "", cache).demo(context.Background(), "static")
+	if err == nil || !strings.Contains(err.Error(), "tokenizer fingerprint mismatch") {
+		t.Errorf("a cache entry of another tokenizer: %v, want a fingerprint mismatch", err)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +40,7 @@ type serveModelEntry struct {
 	err  error
 }
 
-func newServeModels(dir, engine, ortLib, cacheDir string) *serveModels {
+func newServeModels(dir string, engine experiment.Engine, ortLib, cacheDir string) *serveModels {
 	return &serveModels{
 		dir:      dir,
 		opts:     experiment.ModelOptions{Engine: engine, ModelsDir: dir, OrtLibrary: ortLib},
@@ -106,7 +105,8 @@ type demoMeta struct {
 
 // demo implements serve.Options.Demo: model name's embeddings of the demo
 // corpus, from the experiment's corpus cache when it holds them (checked
-// as "dreval eval" checks them), else encoded here and stored there.
+// as "dreval eval" checks them: experiment.CorpusVectors), else encoded
+// here and stored there.
 func (s *serveModels) demo(ctx context.Context, name string) (*serve.DemoData, error) {
 	m, err := s.open(name)
 	if err != nil {
@@ -117,51 +117,21 @@ func (s *serveModels) demo(ctx context.Context, name string) (*serve.DemoData, e
 		return nil, err
 	}
 	corpusHash := experiment.CorpusHash(coll.Corpus)
-	key := experiment.CacheKey(m.Fingerprint, corpusHash)
-	tokFP := m.Tokenizer.Fingerprint()
-	dim := m.Embedder.Dim()
-	var mat *retrieval.Matrix
+	var cache experiment.Cache
 	if s.cacheDir != "" {
-		c, meta, where, ok, err := experiment.DirCache{Dir: s.cacheDir}.Get(key)
-		if err == nil && ok && meta.TokenizerFingerprint == tokFP && c.Rows == len(coll.Corpus) && c.Dim == dim && c.CheckFinite("cached") == nil {
-			mat = c
-			s.notef("demo embeddings of %s read from %s", name, where)
-		}
+		cache = experiment.DirCache{Dir: s.cacheDir}
 	}
-	if mat == nil {
-		start := time.Now()
-		seqs := make([][]int32, len(coll.Corpus))
-		for i, d := range coll.Corpus {
-			seqs[i] = m.Tokenizer.EncodeIDs(experiment.DocText(d))
-		}
-		vecs, err := m.Embedder.EmbedIDs(seqs)
-		if err != nil {
-			return nil, fmt.Errorf("encoding the demo corpus with %s: %w", name, err)
-		}
-		if len(vecs) != len(seqs) {
-			return nil, fmt.Errorf("encoding the demo corpus with %s: %d vectors for %d documents", name, len(vecs), len(seqs))
-		}
-		mat = retrieval.NewMatrix(len(vecs), dim)
-		for i, v := range vecs {
-			if len(v) != dim {
-				return nil, fmt.Errorf("encoding the demo corpus with %s: document %q got %d values, want %d", name, coll.Corpus[i].ID, len(v), dim)
-			}
-			for _, x := range v {
-				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-					return nil, fmt.Errorf("encoding the demo corpus with %s: document %q has a non-finite value", name, coll.Corpus[i].ID)
-				}
-			}
-			copy(mat.Row(i), v)
-		}
+	start := time.Now()
+	mat, src, err := experiment.CorpusVectors(ctx, m, coll.Corpus, experiment.CorpusOptions{Cache: cache, CorpusHash: corpusHash})
+	if err != nil {
+		return nil, fmt.Errorf("the demo embeddings of %s: %w", name, err)
+	}
+	if src.State == experiment.CorpusHit {
+		s.notef("demo embeddings of %s read from %s", name, src.Where)
+	} else {
 		s.notef("demo embeddings of %s: %d documents encoded with engine %s in %.1fs", name, mat.Rows, m.Engine, time.Since(start).Seconds())
-		if s.cacheDir != "" {
-			meta := experiment.CacheMeta{Model: name, ModelFingerprint: m.Fingerprint, TokenizerFingerprint: tokFP,
-				CorpusSHA256: corpusHash, Rows: mat.Rows, Dim: mat.Dim}
-			// Best effort: a read-only cache only costs the next start
-			// an encode.
-			_ = experiment.DirCache{Dir: s.cacheDir}.Put(key, mat, meta)
-		}
 	}
+	tokFP := m.Tokenizer.Fingerprint()
 	var npy bytes.Buffer
 	if err := retrieval.WriteNPY(&npy, mat, retrieval.Float32); err != nil {
 		return nil, err

@@ -57,10 +57,9 @@ func runSite(env *cliEnv, args []string) error {
 	case *out == "":
 		return usageErrorf("-out DIR is required")
 	}
-	switch *engine {
-	case "auto", "go", "ort":
-	default:
-		return usageErrorf("-engine %q: expected auto, go or ort", *engine)
+	eng, err := parseEngineFlag(*engine)
+	if err != nil {
+		return err
 	}
 	var names []string
 	for _, n := range strings.Split(*modelList, ",") {
@@ -84,7 +83,7 @@ func runSite(env *cliEnv, args []string) error {
 			return err
 		}
 	}
-	sm := newServeModels(*models, *engine, *ortLib, *cacheDir)
+	sm := newServeModels(*models, eng, *ortLib, *cacheDir)
 	sm.note = func(msg string) { fmt.Fprintf(env.stderr, "dreval site: %s\n", msg) }
 	for _, name := range names {
 		if err := writeModelFiles(*out, *models, name, *weights, &st); err != nil {

@@ -21,14 +21,24 @@ const ONNX = "model.onnx"
 func Weights() []string { return []string{"model.safetensors", "model.fp16.safetensors"} }
 
 // settings are the files of a model directory, besides the weights, that
-// the loaders read: the configuration, the tokenizer and
-// sentence-transformers' settings and module list.
+// the loaders read: the configuration, the tokenizer (tokenizer.json, or
+// the older vocabulary files with tokenizer_config.json and
+// special_tokens_map.json, or a SentencePiece model), sentence-transformers'
+// settings and module list, and dreval's two-tower manifest.
 var settings = []string{
 	"config.json",
 	"tokenizer.json",
+	"tokenizer_config.json",
+	"special_tokens_map.json",
+	"vocab.txt",
+	"vocab.json",
+	"merges.txt",
+	"sentencepiece.bpe.model",
+	"spiece.model",
 	"sentence_bert_config.json",
 	"modules.json",
 	"config_sentence_transformers.json",
+	"dreval.json",
 }
 
 // isModuleFolder reports whether dir names a sentence-transformers module

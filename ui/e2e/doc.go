@@ -8,4 +8,7 @@
 // minilm model ("make setup"); they are skipped without them, and fail
 // under CI=true. DREVAL_E2E_OUT names a directory for the screenshots
 // (default: the test's temporary directory).
+//
+// The tests are built only natively (the !js build tag): chromedp starts
+// Chromium as a process, which js/wasm cannot.
 package e2e

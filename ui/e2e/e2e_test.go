@@ -1,3 +1,5 @@
+//go:build !js
+
 package e2e
 
 import (
@@ -473,6 +475,41 @@ func testMetricsUpload(t testing.TB, h http.Handler) {
 	}
 	before := eval[string](t, ctx, `document.querySelector("#metrics table.measures").textContent`)
 
+	// The same judgments as BEIR qrels, with a byte order mark and the
+	// header or without the header, give the same numbers.
+	trec, err := os.ReadFile(abs("small.qrels"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	beir := map[string]string{"bom-header.tsv": "\ufeffquery-id\tcorpus-id\tscore\r\n", "no-header.tsv": ""}
+	runs := 1
+	for name, head := range beir {
+		var b strings.Builder
+		b.WriteString(head)
+		for _, line := range strings.Split(strings.TrimSpace(string(trec)), "\n") {
+			f := strings.Fields(line)
+			b.WriteString(f[0] + "\t" + f[2] + "\t" + f[3] + "\r\n")
+		}
+		p := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx,
+			chromedp.SetUploadFiles(chromedp.ID("qrels-file"), []string{p}),
+			chromedp.Click(chromedp.ID("run")),
+		); err != nil {
+			t.Fatal(err)
+		}
+		runs++
+		finish(t, ctx, runs, time.Minute)
+		if msg := pageError(t, ctx); msg != "" {
+			t.Fatalf("%s: the page shows an error: %s", name, msg)
+		}
+		if got := eval[string](t, ctx, `document.querySelector("#metrics pre.trec-text").textContent`); got != want {
+			t.Errorf("%s: the page's metrics differ from the TREC form's:\npage:\n%s\nnative:\n%s", name, got, want)
+		}
+	}
+
 	// A malformed run: an inline error names the file and the line, and
 	// the earlier results stay.
 	if err := chromedp.Do(ctx,
@@ -481,7 +518,7 @@ func testMetricsUpload(t testing.TB, h http.Handler) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	finish(t, ctx, 2, time.Minute)
+	finish(t, ctx, runs+1, time.Minute)
 	msg := pageError(t, ctx)
 	if !strings.Contains(msg, "bad.run:3") {
 		t.Errorf("the error %q does not name bad.run:3", msg)

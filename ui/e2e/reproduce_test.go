@@ -1,11 +1,11 @@
+//go:build !js
+
 package e2e
 
 import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -35,10 +35,11 @@ const readReproduction = `[...document.querySelectorAll("#reproduction-output ta
 // findings and the Markdown it offers for download against package
 // report's rendering of the same protocol run natively.
 func TestReproduceMatchesNative(t *testing.T) {
-	sharedtest.ModelDir(t, "minilm") // bm25 perturbs through minilm's tokenizer
-	if _, err := os.Stat(filepath.Join(sharedtest.ModelsDir(), "static", "config.json")); err != nil {
-		t.Skipf("the static model is not installed: %v", err)
-	}
+	// bm25 perturbs through minilm's tokenizer. Both models are installed
+	// by "make setup"; without them the test is skipped, and under CI=true
+	// it fails (a plain skip here let CI pass without running it).
+	sharedtest.ModelDir(t, "minilm")
+	sharedtest.ModelDir(t, "static")
 	t.Run("fileserver", func(t *testing.T) { testReproduce(t, fileServer(t)) })
 	t.Run("serve", func(t *testing.T) {
 		te := staticEncoder(t)

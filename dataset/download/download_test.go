@@ -1,4 +1,4 @@
-package dataset
+package download
 
 import (
 	"archive/zip"
@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/internal/sharedtest"
 )
 
@@ -103,7 +104,7 @@ func TestGetCranfield(t *testing.T) {
 	dataDir := t.TempDir()
 	stages := map[string]int{}
 	var lastDownload int64
-	opt := GetOptions{
+	opt := Options{
 		BaseURL: srv.URL + "/beir/",
 		MD5:     map[string]string{"cranfield": strings.ToUpper(md5hex(archive))},
 		Progress: func(stage string, done, total int64) {
@@ -126,15 +127,15 @@ func TestGetCranfield(t *testing.T) {
 	if stages["download"] == 0 || stages["unpack"] != 3 || lastDownload != int64(len(archive)) {
 		t.Errorf("progress calls %v, last download %d of %d", stages, lastDownload, len(archive))
 	}
-	s, err := Summarize(dir)
+	s, err := dataset.Summarize(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Summary{Docs: 1400, Queries: 225, Splits: []SplitSummary{{Name: "test", Queries: 225, Judgments: 1837}}}
+	want := dataset.Summary{Docs: 1400, Queries: 225, Splits: []dataset.SplitSummary{{Name: "test", Queries: 225, Judgments: 1837}}}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("summary %+v, want %+v", s, want)
 	}
-	c, err := LoadBEIR(dir, "test")
+	c, err := dataset.LoadBEIR(dir, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,12 +160,12 @@ func TestGetFlatArchive(t *testing.T) {
 	})
 	srv := serve(t, map[string][]byte{"/flat.zip": archive})
 	dataDir := t.TempDir()
-	dir, err := Get(context.Background(), "flat", dataDir, GetOptions{BaseURL: srv.URL, MD5: map[string]string{"flat": md5hex(archive)}})
+	dir, err := Get(context.Background(), "flat", dataDir, Options{BaseURL: srv.URL, MD5: map[string]string{"flat": md5hex(archive)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Summarize(dir)
-	want := Summary{Docs: 1, Queries: 1, Splits: []SplitSummary{{"dev", 1, 1}}}
+	s, err := dataset.Summarize(dir)
+	want := dataset.Summary{Docs: 1, Queries: 1, Splits: []dataset.SplitSummary{{Name: "dev", Queries: 1, Judgments: 1}}}
 	if err != nil || !reflect.DeepEqual(s, want) {
 		t.Errorf("summary %+v, %v", s, err)
 	}
@@ -195,17 +196,17 @@ func TestGetFailuresLeaveNothing(t *testing.T) {
 		name    string
 		archive []byte
 		sum     string // defaults to the archive's md5
-		opt     GetOptions
+		opt     Options
 		want    string
 	}{
-		{"corrupt", corrupt, md5hex(good), GetOptions{}, "md5 " + md5hex(corrupt) + ", want " + md5hex(good)},
-		{"zip slip", slip, "", GetOptions{}, `archive entry "x/../../evil.txt" would be written outside the target folder`},
-		{"absolute path", abs, "", GetOptions{}, `archive entry "/etc/evil" would be written outside`},
-		{"symlink", link, "", GetOptions{}, `archive entry "x/corpus.jsonl" is not a regular file`},
-		{"no BEIR layout", noLayout, "", GetOptions{}, "archive holds no BEIR dataset folder"},
-		{"unpacked too big", big, "", GetOptions{MaxUnpackedBytes: 1000}, "more than the limit of 1000"},
-		{"download too big", big, "", GetOptions{MaxArchiveBytes: 100}, "exceeds the limit of 100"},
-		{"not a zip", notZip, "", GetOptions{}, "reading the zip archive"},
+		{"corrupt", corrupt, md5hex(good), Options{}, "md5 " + md5hex(corrupt) + ", want " + md5hex(good)},
+		{"zip slip", slip, "", Options{}, `archive entry "x/../../evil.txt" would be written outside the target folder`},
+		{"absolute path", abs, "", Options{}, `archive entry "/etc/evil" would be written outside`},
+		{"symlink", link, "", Options{}, `archive entry "x/corpus.jsonl" is not a regular file`},
+		{"no BEIR layout", noLayout, "", Options{}, "archive holds no BEIR dataset folder"},
+		{"unpacked too big", big, "", Options{MaxUnpackedBytes: 1000}, "more than the limit of 1000"},
+		{"download too big", big, "", Options{MaxArchiveBytes: 100}, "exceeds the limit of 100"},
+		{"not a zip", notZip, "", Options{}, "reading the zip archive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -237,13 +238,13 @@ func TestGetRequestErrors(t *testing.T) {
 	dataDir := t.TempDir()
 	tests := []struct {
 		name string
-		opt  GetOptions
+		opt  Options
 		want string
 	}{
-		{"../x", GetOptions{}, `invalid dataset name "../x"`},
-		{"a/b", GetOptions{}, `invalid dataset name "a/b"`},
-		{"unknown", GetOptions{}, `no published md5 for dataset "unknown"; known datasets: arguana, climate-fever,`},
-		{"scifact", GetOptions{BaseURL: srv.URL}, "scifact.zip: 404 Not Found"},
+		{"../x", Options{}, `invalid dataset name "../x"`},
+		{"a/b", Options{}, `invalid dataset name "a/b"`},
+		{"unknown", Options{}, `no published md5 for dataset "unknown"; known datasets: arguana, climate-fever,`},
+		{"scifact", Options{BaseURL: srv.URL}, "scifact.zip: 404 Not Found"},
 	}
 	for _, tt := range tests {
 		_, err := Get(context.Background(), tt.name, dataDir, tt.opt)

@@ -1,4 +1,11 @@
-package dataset
+// Package download fetches BEIR datasets over HTTP for "dreval dataset
+// get": the archive, its md5 checked against the published sum, unpacked
+// into a data folder in the BEIR layout that package dataset loads.
+//
+// It is kept out of package dataset so that the browser app, which loads
+// collections but never downloads them, does not carry Go's HTTP and TLS
+// code (wasm/deps_test.go checks that).
+package download
 
 import (
 	"archive/zip"
@@ -43,9 +50,9 @@ func BEIRMD5() map[string]string {
 	}
 }
 
-// GetOptions configures Get. The zero value downloads from DefaultBaseURL
+// Options configures Get. The zero value downloads from DefaultBaseURL
 // and checks BEIRMD5.
-type GetOptions struct {
+type Options struct {
 	// BaseURL replaces DefaultBaseURL.
 	BaseURL string
 	// MD5 replaces the table of expected md5 sums (name -> hex digest).
@@ -71,7 +78,7 @@ var datasetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 // into place only when complete and readable as a BEIR layout, so dataDir/
 // name is never left half-written. If dataDir/name exists already, Get
 // returns it with an error wrapping fs.ErrExist.
-func Get(ctx context.Context, name, dataDir string, opt GetOptions) (string, error) {
+func Get(ctx context.Context, name, dataDir string, opt Options) (string, error) {
 	if !datasetName.MatchString(name) || strings.Contains(name, "..") {
 		return "", fmt.Errorf("invalid dataset name %q", name)
 	}
@@ -108,7 +115,7 @@ func Get(ctx context.Context, name, dataDir string, opt GetOptions) (string, err
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	got, size, err := download(ctx, url, tmp, opt)
+	got, size, err := fetch(ctx, url, tmp, opt)
 	if err != nil {
 		return "", err
 	}
@@ -134,8 +141,8 @@ func Get(ctx context.Context, name, dataDir string, opt GetOptions) (string, err
 	return final, nil
 }
 
-// download copies url into w and returns the md5 of what it wrote.
-func download(ctx context.Context, url string, w io.Writer, opt GetOptions) (sum string, n int64, err error) {
+// fetch copies url into w and returns the md5 of what it wrote.
+func fetch(ctx context.Context, url string, w io.Writer, opt Options) (sum string, n int64, err error) {
 	client := opt.Client
 	if client == nil {
 		client = http.DefaultClient
@@ -209,7 +216,7 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 // unzip extracts the zip archive r (of the given size) into dir, refusing
 // entries that would land outside dir, links and special files, and
 // archives that unpack to more than the configured limit.
-func unzip(r io.ReaderAt, size int64, dir string, opt GetOptions) error {
+func unzip(r io.ReaderAt, size int64, dir string, opt Options) error {
 	limit := opt.MaxUnpackedBytes
 	if limit <= 0 {
 		limit = 32 << 30
