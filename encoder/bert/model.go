@@ -114,25 +114,9 @@ func NewWithPrefix(cfg Config, w tensor.Set, prefix string) (*Model, error) {
 	}
 	H, I := cfg.HiddenSize, cfg.IntermediateSize
 	l := cfg.Layout()
-	get := func(name string) []float32 { return bb[name].Data }
-	// packed packs the n×k weights of the named tensors, stacked.
-	packed := func(n, k int, names ...string) panels {
-		var ws [][]float32
-		for _, name := range names {
-			ws = append(ws, get(name))
-		}
-		all := ws[0]
-		if len(ws) > 1 {
-			all = make([]float32, 0, len(ws)*n*k)
-			for _, x := range ws {
-				all = append(all, x...)
-			}
-		}
-		for _, name := range names {
-			delete(w, prefix+name)
-		}
-		return pack(all, len(ws)*n, k)
-	}
+	ld := loader{bb: bb, w: w, prefix: prefix}
+	get := ld.get
+	packed := ld.packed
 	m := &Model{cfg: cfg, threads: runtime.GOMAXPROCS(0), gemm: gemmNative,
 		padIdx: cfg.PaddingIdx(), maxTokens: cfg.MaxTokens()}
 	switch cfg.HiddenAct {
@@ -177,6 +161,30 @@ func NewWithPrefix(cfg Config, w tensor.Set, prefix string) (*Model, error) {
 		m.poolW = packed(H, H, l.Pooler+".weight")
 	}
 	return m, nil
+}
+
+// loader takes the tensors of a backbone (bb, checked by Backbone) for
+// NewWithPrefix, deleting the packed ones from the checkpoint's set w.
+type loader struct {
+	bb, w  tensor.Set
+	prefix string
+}
+
+func (ld loader) get(name string) []float32 { return ld.bb[name].Data }
+
+// packed packs the n×k weights of the named tensors, stacked.
+func (ld loader) packed(n, k int, names ...string) panels {
+	all := ld.get(names[0])
+	if len(names) > 1 {
+		all = make([]float32, 0, len(names)*n*k)
+		for _, name := range names {
+			all = append(all, ld.get(name)...)
+		}
+	}
+	for _, name := range names {
+		delete(ld.w, ld.prefix+name)
+	}
+	return pack(all, len(names)*n, k)
 }
 
 // clone returns a Model sharing m's weights, with its own settings and
