@@ -8,7 +8,7 @@ import (
 	"github.com/dreval/dreval/encoder/onnx"
 )
 
-// ConfigFromONNX returns the BERT configuration of a graph read by
+// ConfigFromONNX returns the configuration of a graph read by
 // onnx.ReadFile, for a model directory without config.json. The graph
 // must say everything config.json would: the sizes (always read from the
 // weights), the attention head count (from its reshape constants) and the
@@ -25,18 +25,7 @@ func ConfigFromONNX(info *onnx.Info, path string) (bert.Config, error) {
 	if len(missing) > 0 {
 		return bert.Config{}, fmt.Errorf("encoder: %s: there is no config.json, and the ONNX graph does not say %s; add the model's config.json (num_attention_heads, layer_norm_eps)", path, strings.Join(missing, " nor "))
 	}
-	cfg := bert.Config{
-		VocabSize:             info.Vocab,
-		HiddenSize:            info.Hidden,
-		NumHiddenLayers:       info.Layers,
-		NumAttentionHeads:     info.Heads,
-		IntermediateSize:      info.Intermediate,
-		HiddenAct:             "gelu", // the reader accepts only erf GELU
-		MaxPositionEmbeddings: info.MaxPositions,
-		TypeVocabSize:         info.TypeVocab,
-		LayerNormEps:          info.Epsilon,
-		ModelType:             "bert",
-	}
+	cfg := info.Config() // the family, sizes and activation the graph computes
 	if err := cfg.Validate(path); err != nil {
 		return bert.Config{}, fmt.Errorf("encoder: configuration read from the ONNX graph: %w", err)
 	}

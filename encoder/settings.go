@@ -332,7 +332,7 @@ func ReadSettings(d Dir, o Options) (*Settings, error) {
 	if s.MaxLength = o.MaxLength; s.MaxLength == 0 {
 		s.MaxLength = sb.MaxSeqLength
 	}
-	maxPos := s.Config.MaxPositionEmbeddings
+	maxPos := s.Config.MaxTokens() // positions less the first token's (RoBERTa: 514 - 2)
 	if s.MaxLength == 0 {
 		s.MaxLength = s.Tokenizer.MaxLength()
 		if s.MaxLength == 0 || s.MaxLength > maxPos {

@@ -20,13 +20,15 @@ import (
 var modelExportONNX = modelSub{
 	name:    "export-onnx",
 	usage:   "[-models DIR] -model NAME|DIR [-out FILE] [-opset N]",
-	summary: "write an installed model as a standard BERT ONNX graph (float32) for ONNX Runtime",
+	summary: "write an installed model's encoder (BERT, RoBERTa, XLM-R, DistilBERT, MPNet) as a standard ONNX graph (float32) for ONNX Runtime",
 	run:     runModelExportONNX,
 }
 
 // runModelExportONNX reads a model directory's config.json and safetensors
-// weights, writes the ONNX graph, then reads the file back with dreval's
-// own ONNX reader and checks that every tensor came back unchanged.
+// weights, writes the ONNX graph of its encoder (the backbone, found under
+// its prefix; heads stay in the safetensors file), then reads the file
+// back with dreval's own ONNX reader and checks that every backbone
+// tensor came back unchanged.
 func runModelExportONNX(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	models := modelsDirFlag(fs)
 	model := fs.String("model", "", "installed model `name` (under -models) or model directory")
@@ -76,13 +78,22 @@ func runModelExportONNX(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
+	prefix, err := bert.DetectPrefix(cfg, st.Tensors)
+	if err != nil {
+		return fmt.Errorf("%s: %w", weights, err)
+	}
 	for _, s := range st.Skipped {
-		if !strings.HasPrefix(s, "embeddings.position_ids ") && !strings.HasPrefix(s, "bert.embeddings.position_ids ") {
+		name, _, _ := strings.Cut(s, " ")
+		if strings.HasPrefix(name, prefix) && !bert.IsBuffer(name) {
 			return fmt.Errorf("%s: tensor %s has a type the export cannot write", weights, s)
 		}
 	}
+	backbone, heads, err := bert.Backbone(cfg, st.Tensors, prefix)
+	if err != nil {
+		return fmt.Errorf("%s: %w", weights, err)
+	}
 
-	m, err := onnx.Export(st.Tensors, cfg, onnx.ExportOptions{Opset: *opset, ProducerVersion: buildVersion()})
+	m, err := onnx.Export(st.Tensors, cfg, onnx.ExportOptions{Opset: *opset, ProducerVersion: buildVersion(), Prefix: prefix})
 	if err != nil {
 		return fmt.Errorf("%s: %w", weights, err)
 	}
@@ -98,12 +109,15 @@ func runModelExportONNX(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	if err := info.CheckConfig(cfg); err != nil {
 		return fmt.Errorf("%s: read back: %w", *out, err)
 	}
-	checked, err := sameWeights(back, st.Tensors)
+	checked, err := sameWeights(back, backbone)
 	if err != nil {
 		return fmt.Errorf("%s: read back: %w", *out, err)
 	}
-	fmt.Fprintf(env.stdout, "wrote %s (%.1f MiB, opset %d, %d layers, hidden %d, %d heads); read back: %d tensors identical to %s\n",
-		*out, float64(len(data))/(1<<20), *opset, cfg.NumHiddenLayers, cfg.HiddenSize, cfg.NumAttentionHeads, checked, filepath.Base(weights))
+	if len(heads) > 0 {
+		fmt.Fprintf(env.stdout, "left out of the graph (not the encoder's): %s\n", strings.Join(heads, ", "))
+	}
+	fmt.Fprintf(env.stdout, "wrote %s (%s, %.1f MiB, opset %d, %d layers, hidden %d, %d heads); read back: %d tensors identical to %s\n",
+		*out, cfg.Family(), float64(len(data))/(1<<20), *opset, cfg.NumHiddenLayers, cfg.HiddenSize, cfg.NumAttentionHeads, checked, filepath.Base(weights))
 	return nil
 }
 
@@ -112,12 +126,12 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// sameWeights checks that got holds want's tensors bit for bit (ignoring a
-// "bert." prefix in want) and returns how many it compared.
+// sameWeights checks that got holds want's tensors bit for bit and
+// returns how many it compared.
 func sameWeights(got, want tensor.Set) (int, error) {
 	n := 0
 	for name, w := range want {
-		g := got[strings.TrimPrefix(name, "bert.")]
+		g := got[name]
 		if g == nil {
 			return 0, fmt.Errorf("tensor %q is missing", name)
 		}

@@ -126,3 +126,45 @@ func TestModelExportONNXMiniLM(t *testing.T) {
 		t.Errorf("stdout %q", stdout)
 	}
 }
+
+// TestModelExportONNXEveryLayout exports a tiny checkpoint in each
+// published layout (prefixes and heads included): the graph holds the
+// encoder of the checkpoint's family, and the heads are named as left
+// out.
+func TestModelExportONNXEveryLayout(t *testing.T) {
+	for _, layout := range berttest.Layouts() {
+		t.Run(layout, func(t *testing.T) {
+			cp, err := berttest.New(layout, berttest.Sizes{}, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(t.TempDir(), layout)
+			if err := cp.Write(dir); err != nil {
+				t.Fatal(err)
+			}
+			stdout, stderr, err := runExportONNX(t, "-model", dir)
+			if err != nil {
+				t.Fatalf("%v (stderr %q)", err, stderr)
+			}
+			if !strings.Contains(stdout, "model.onnx ("+cp.Family+", ") || !strings.Contains(stdout, "tensors identical to model.safetensors") {
+				t.Errorf("stdout %q", stdout)
+			}
+			var heads []string
+			for _, name := range cp.Tensors.Names() {
+				if !strings.HasPrefix(name, cp.Prefix) || !(strings.Contains(name, "embeddings.") || strings.Contains(name, "encoder.") || strings.Contains(name, "transformer.") || strings.Contains(name, "pooler.")) {
+					heads = append(heads, name)
+				}
+			}
+			if len(heads) > 0 && !strings.Contains(stdout, "left out of the graph (not the encoder's): "+strings.Join(heads, ", ")) {
+				t.Errorf("stdout %q does not name the heads %v", stdout, heads)
+			}
+			_, info, err := onnx.ReadFile(filepath.Join(dir, "model.onnx"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(info.Family) != cp.Family {
+				t.Errorf("graph family %q, want %q", info.Family, cp.Family)
+			}
+		})
+	}
+}

@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/minilm-hidden.sha256")
+var update = flag.Bool("update", false, "rewrite the golden hashes in testdata/*.sha256")
 
 // TestSameBitsEverywhere checks the SHA-256 of the MiniLM hidden states of
 // two sentences against testdata/minilm-hidden.sha256, which holds the

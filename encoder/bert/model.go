@@ -5,24 +5,51 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/dreval/dreval/encoder/tensor"
 )
 
-// Model is a BERT encoder ready to run: the weights of a Config, as float32,
-// arranged for the forward pass. A Model is safe for concurrent use.
+// Model is an encoder of one of the families ready to run: the weights of
+// a Config, as float32, arranged for the forward pass. A Model is safe for
+// concurrent use.
 type Model struct {
 	cfg     Config
 	threads int
 
-	wordEmb, posEmb, typeEmb []float32
+	wordEmb, posEmb, typeEmb []float32 // typeEmb nil without token types
 	embLNg, embLNb           []float32
 	layers                   []layer
+	act                      activation
+	// padIdx is the padding index positions count from, or -1 for
+	// positions 0, 1, 2, ...; maxTokens the longest sequence taken.
+	padIdx, maxTokens int
+	// relBias is MPNet's relative-position bias, [buckets][heads];
+	// buckets[d+maxTokens-1] is the bucket of key position - query
+	// position d.
+	relBias []float32
+	buckets []int32
+	// poolW and poolB are the pooler's, when the checkpoint has one.
+	poolW panels
+	poolB []float32
 
 	pool sync.Pool // *workspace
 	gemm gemmFunc  // gemmNTNative, or gemmNTPortable in tests
 }
+
+// activation is the feed-forward block's non-linearity.
+type activation int
+
+const (
+	actGELU     activation = iota // exact, erf
+	actGELUTanh                   // tanh approximation (gelu_new)
+	actReLU
+)
+
+// ErrNoPooler is returned by Pooled for a checkpoint without pooler
+// weights (DistilBERT, DPR's encoders, most sentence-transformers models).
+var ErrNoPooler = errors.New("bert: the checkpoint has no pooler weights (pooler.dense)")
 
 // SeqError reports what is wrong with one sequence of a batch.
 type SeqError struct {
@@ -50,89 +77,114 @@ type layer struct {
 	ln2g, ln2b []float32
 }
 
-// New builds a Model from cfg and the tensors in w, named as in Hugging Face
-// BertModel ("embeddings.word_embeddings.weight", ...) or with a "bert."
-// prefix (BertForMaskedLM and similar checkpoints). A missing or misshapen
-// tensor is an error naming it and the expected shape. New keeps the
-// embedding and LayerNorm tensors without copying them, and packs the
-// linear layers' weights for the matrix-multiply kernels, deleting each
-// packed tensor from w so its memory can be reclaimed: the weights are
-// held once, as float32. w should not be used afterwards.
+// New builds a Model from cfg and the tensors in w, with the backbone
+// found under the prefix DetectPrefix finds: none (BertModel,
+// RobertaModel, DistilBertModel, MPNetModel, sentence-transformers,
+// Contriever), "bert.", "roberta.", "distilbert.", "mpnet." (the *For*
+// task models, pyserini's ANCE), DPR's "question_encoder.bert_model." or
+// "ctx_encoder.bert_model.", or any other. See NewWithPrefix.
 func New(cfg Config, w tensor.Set) (*Model, error) {
 	if err := cfg.Validate("config"); err != nil {
 		return nil, err
 	}
+	prefix, err := DetectPrefix(cfg, w)
+	if err != nil {
+		return nil, fmt.Errorf("bert: %w", err)
+	}
+	return NewWithPrefix(cfg, w, prefix)
+}
+
+// NewWithPrefix builds a Model from cfg and the backbone tensors in w
+// named prefix + the Hugging Face name of cfg's family (see Layout), such
+// as "roberta.encoder.layer.0.attention.self.query.weight". Tensors
+// outside the backbone (heads such as ANCE's embeddingHead and norm, DPR's
+// encode_proj, masked-LM heads, other towers) are ignored; the pooler is
+// loaded when the checkpoint has it (see Pooled). A missing or misshapen
+// backbone tensor is an error naming it in full and the prefix (see
+// Backbone). NewWithPrefix keeps the embedding and LayerNorm tensors
+// without copying them, and packs the linear layers' weights for the
+// matrix-multiply kernels, deleting each packed tensor from w so its
+// memory can be reclaimed: the weights are held once, as float32. The
+// backbone's tensors in w should not be used afterwards; the others are
+// left as they were.
+func NewWithPrefix(cfg Config, w tensor.Set, prefix string) (*Model, error) {
+	bb, _, err := Backbone(cfg, w, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("bert: %w", err)
+	}
 	H, I := cfg.HiddenSize, cfg.IntermediateSize
-	prefix := ""
-	if _, ok := w["embeddings.word_embeddings.weight"]; !ok {
-		if _, ok := w["bert.embeddings.word_embeddings.weight"]; ok {
-			prefix = "bert."
+	l := cfg.Layout()
+	ld := loader{bb: bb, w: w, prefix: prefix}
+	get := ld.get
+	packed := ld.packed
+	m := &Model{cfg: cfg, threads: runtime.GOMAXPROCS(0), gemm: gemmNative,
+		padIdx: cfg.PaddingIdx(), maxTokens: cfg.MaxTokens()}
+	switch cfg.HiddenAct {
+	case "gelu_new", "gelu_pytorch_tanh":
+		m.act = actGELUTanh
+	case "relu":
+		m.act = actReLU
+	}
+	m.wordEmb = get(l.WordEmbeddings)
+	m.posEmb = get(l.PositionEmbeddings)
+	if l.TokenTypeEmbeddings != "" {
+		m.typeEmb = get(l.TokenTypeEmbeddings)
+	}
+	m.embLNg = get(l.EmbeddingsLayerNorm + ".weight")
+	m.embLNb = get(l.EmbeddingsLayerNorm + ".bias")
+	if l.RelativeAttentionBias != "" {
+		m.relBias = get(l.RelativeAttentionBias)
+		m.buckets = make([]int32, 2*m.maxTokens-1)
+		for i := range m.buckets {
+			m.buckets[i] = int32(RelativePositionBucket(i - (m.maxTokens - 1)))
 		}
 	}
-	var firstErr error
-	get := func(name string, shape ...int) []float32 {
-		t, err := w.Get(prefix+name, shape...)
-		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			return nil
-		}
-		return t.Data
-	}
-	// packed packs the n×k weights of the named tensors, stacked.
-	packed := func(n, k int, names ...string) panels {
-		var ws [][]float32
-		for _, name := range names {
-			ws = append(ws, get(name, n, k))
-		}
-		if firstErr != nil {
-			return panels{}
-		}
-		all := ws[0]
-		if len(ws) > 1 {
-			all = make([]float32, 0, len(ws)*n*k)
-			for _, x := range ws {
-				all = append(all, x...)
-			}
-		}
-		for _, name := range names {
-			delete(w, prefix+name)
-		}
-		return pack(all, len(ws)*n, k)
-	}
-	m := &Model{cfg: cfg, threads: runtime.GOMAXPROCS(0), gemm: gemmNative}
-	m.wordEmb = get("embeddings.word_embeddings.weight", cfg.VocabSize, H)
-	m.posEmb = get("embeddings.position_embeddings.weight", cfg.MaxPositionEmbeddings, H)
-	m.typeEmb = get("embeddings.token_type_embeddings.weight", cfg.TypeVocabSize, H)
-	m.embLNg = get("embeddings.LayerNorm.weight", H)
-	m.embLNb = get("embeddings.LayerNorm.bias", H)
-	for l := 0; l < cfg.NumHiddenLayers; l++ {
-		p := fmt.Sprintf("encoder.layer.%d.", l)
+	for i := 0; i < cfg.NumHiddenLayers; i++ {
+		p := l.Layer(i)
 		var ly layer
-		ly.qkvW = packed(H, H, p+"attention.self.query.weight", p+"attention.self.key.weight", p+"attention.self.value.weight")
-		qb := get(p+"attention.self.query.bias", H)
-		kb := get(p+"attention.self.key.bias", H)
-		vb := get(p+"attention.self.value.bias", H)
-		if firstErr == nil {
-			ly.qkvB = append(append(append(make([]float32, 0, 3*H), qb...), kb...), vb...)
-		}
-		ly.aoW = packed(H, H, p+"attention.output.dense.weight")
-		ly.aoB = get(p+"attention.output.dense.bias", H)
-		ly.ln1g = get(p+"attention.output.LayerNorm.weight", H)
-		ly.ln1b = get(p+"attention.output.LayerNorm.bias", H)
-		ly.inW = packed(I, H, p+"intermediate.dense.weight")
-		ly.inB = get(p+"intermediate.dense.bias", I)
-		ly.outW = packed(H, I, p+"output.dense.weight")
-		ly.outB = get(p+"output.dense.bias", H)
-		ly.ln2g = get(p+"output.LayerNorm.weight", H)
-		ly.ln2b = get(p+"output.LayerNorm.bias", H)
+		ly.qkvW = packed(H, H, p+l.Query+".weight", p+l.Key+".weight", p+l.Value+".weight")
+		ly.qkvB = slices.Concat(get(p+l.Query+".bias"), get(p+l.Key+".bias"), get(p+l.Value+".bias"))
+		ly.aoW = packed(H, H, p+l.AttentionOutput+".weight")
+		ly.aoB = get(p + l.AttentionOutput + ".bias")
+		ly.ln1g = get(p + l.AttentionLayerNorm + ".weight")
+		ly.ln1b = get(p + l.AttentionLayerNorm + ".bias")
+		ly.inW = packed(I, H, p+l.Intermediate+".weight")
+		ly.inB = get(p + l.Intermediate + ".bias")
+		ly.outW = packed(H, I, p+l.Output+".weight")
+		ly.outB = get(p + l.Output + ".bias")
+		ly.ln2g = get(p + l.OutputLayerNorm + ".weight")
+		ly.ln2b = get(p + l.OutputLayerNorm + ".bias")
 		m.layers = append(m.layers, ly)
 	}
-	if firstErr != nil {
-		return nil, firstErr
+	if _, ok := bb[l.Pooler+".weight"]; ok && l.Pooler != "" {
+		m.poolB = get(l.Pooler + ".bias")
+		m.poolW = packed(H, H, l.Pooler+".weight")
 	}
 	return m, nil
+}
+
+// loader takes the tensors of a backbone (bb, checked by Backbone) for
+// NewWithPrefix, deleting the packed ones from the checkpoint's set w.
+type loader struct {
+	bb, w  tensor.Set
+	prefix string
+}
+
+func (ld loader) get(name string) []float32 { return ld.bb[name].Data }
+
+// packed packs the n×k weights of the named tensors, stacked.
+func (ld loader) packed(n, k int, names ...string) panels {
+	all := ld.get(names[0])
+	if len(names) > 1 {
+		all = make([]float32, 0, len(names)*n*k)
+		for _, name := range names {
+			all = append(all, ld.get(name)...)
+		}
+	}
+	for _, name := range names {
+		delete(ld.w, ld.prefix+name)
+	}
+	return pack(all, len(names)*n, k)
 }
 
 // clone returns a Model sharing m's weights, with its own settings and
@@ -140,7 +192,9 @@ func New(cfg Config, w tensor.Set) (*Model, error) {
 func (m *Model) clone() *Model {
 	return &Model{cfg: m.cfg, threads: m.threads, gemm: m.gemm,
 		wordEmb: m.wordEmb, posEmb: m.posEmb, typeEmb: m.typeEmb,
-		embLNg: m.embLNg, embLNb: m.embLNb, layers: m.layers}
+		embLNg: m.embLNg, embLNb: m.embLNb, layers: m.layers, act: m.act,
+		padIdx: m.padIdx, maxTokens: m.maxTokens, relBias: m.relBias, buckets: m.buckets,
+		poolW: m.poolW, poolB: m.poolB}
 }
 
 // Config returns the model's configuration.
@@ -173,8 +227,13 @@ func grow(s []float32, n int) []float32 {
 }
 
 // Forward runs the encoder on a batch of token-id sequences (token type 0,
-// every token attended) and returns the last hidden state of each sequence:
-// out[i] holds len(seqs[i]) rows of HiddenSize values.
+// every token attended) and returns the last layer's hidden states of each
+// sequence: out[i] holds len(seqs[i]) rows of HiddenSize values, the
+// last_hidden_state rows of Hugging Face's model for those tokens, in
+// order. Position ids are the family's: 0, 1, 2, ... for BERT and
+// DistilBERT; for RoBERTa and MPNet padding_idx+1, +2, ... counting the
+// tokens that are not padding_idx, and padding_idx for those that are
+// (create_position_ids_from_input_ids).
 //
 // The sequences are packed one after another with no padding: the linear
 // layers run on all tokens of the batch at once, and attention runs per
@@ -182,7 +241,7 @@ func grow(s []float32, n int) []float32 {
 // what a padding mask computes, without the wasted work. A sequence's
 // result therefore does not depend on the other sequences in the batch.
 //
-// An empty sequence, one longer than MaxPositionEmbeddings, or an id outside
+// An empty sequence, one longer than Config.MaxTokens, or an id outside
 // [0, VocabSize) is a *SeqError naming the sequence (and position).
 func (m *Model) Forward(seqs [][]int32) ([][]float32, error) {
 	cfg := m.cfg
@@ -192,7 +251,10 @@ func (m *Model) Forward(seqs [][]int32) ([][]float32, error) {
 		if len(ids) == 0 {
 			return nil, &SeqError{s, errors.New("no tokens (it needs at least one, usually [CLS] and [SEP])")}
 		}
-		if len(ids) > cfg.MaxPositionEmbeddings {
+		if len(ids) > m.maxTokens {
+			if m.maxTokens != cfg.MaxPositionEmbeddings {
+				return nil, &SeqError{s, fmt.Errorf("%d tokens, more than the model's %d (its %d positions start at %d)", len(ids), m.maxTokens, cfg.MaxPositionEmbeddings, cfg.PositionOffset())}
+			}
 			return nil, &SeqError{s, fmt.Errorf("%d tokens, more than the model's %d positions", len(ids), cfg.MaxPositionEmbeddings)}
 		}
 		for p, id := range ids {
@@ -232,19 +294,36 @@ func (m *Model) Forward(seqs [][]int32) ([][]float32, error) {
 	return out, nil
 }
 
-// embed writes word + position + token type 0 embeddings, layer-normed.
+// embed writes word + position (+ token type 0) embeddings, layer-normed.
 func (m *Model) embed(x []float32, seqs [][]int32) {
 	H := m.cfg.HiddenSize
 	eps := float32(m.cfg.LayerNormEps)
 	t := 0
-	typ := m.typeEmb[:H]
+	var typ []float32
+	if m.typeEmb != nil {
+		typ = m.typeEmb[:H]
+	}
 	for _, ids := range seqs {
+		count := 0 // tokens other than padding so far
 		for p, id := range ids {
 			row := x[t*H : (t+1)*H]
 			we := m.wordEmb[int(id)*H : (int(id)+1)*H]
-			pe := m.posEmb[p*H : (p+1)*H]
-			for i := range row {
-				row[i] = we[i] + pe[i] + typ[i]
+			pos := p
+			if m.padIdx >= 0 {
+				if pos = m.padIdx; int(id) != m.padIdx {
+					count++
+					pos += count
+				}
+			}
+			pe := m.posEmb[pos*H : (pos+1)*H]
+			if typ != nil {
+				for i := range row {
+					row[i] = we[i] + pe[i] + typ[i]
+				}
+			} else {
+				for i := range row {
+					row[i] = we[i] + pe[i]
+				}
 			}
 			layerNorm(row, row, m.embLNg, m.embLNb, eps)
 			t++
@@ -309,11 +388,18 @@ func (m *Model) layer(ly *layer, x []float32, T int, offs []int, ws *workspace) 
 		}
 	})
 
-	// Feed-forward: GELU(x·Wiᵀ + bi)·Woᵀ + bo, residual, LayerNorm.
+	// Feed-forward: act(x·Wiᵀ + bi)·Woᵀ + bo, residual, LayerNorm.
 	m.parallel(T, 4, func(_, lo, hi int) {
 		inter := ws.inter[lo*I : hi*I]
 		m.gemm(hi-lo, x[lo*H:], H, ly.inW, inter, I, ly.inB)
-		gelu(inter)
+		switch m.act {
+		case actGELU:
+			gelu(inter)
+		case actGELUTanh:
+			geluTanh(inter)
+		case actReLU:
+			relu(inter)
+		}
 		m.gemm(hi-lo, inter, I, ly.outW, ws.tmp[lo*H:], H, ly.outB)
 		for t := lo; t < hi; t++ {
 			row := x[t*H : (t+1)*H]
@@ -344,21 +430,25 @@ func (m *Model) attend(qkv, ctx []float32, lo, hi, h int, sc *attnScratch) {
 	packInto(&sc.k, qkv[base+H:], H3, L, d, false)
 	m.gemm(L, qkv[base:], H3, sc.k, scores, L, nil)
 	scale := float32(1 / math.Sqrt(float64(d)))
-	for i := 0; i < L; i++ {
-		row := scores[i*L : (i+1)*L]
-		maxS := row[0]
-		for _, v := range row {
-			maxS = max(maxS, v)
-		}
-		var sum float32
-		for j, v := range row {
-			e := expf((v - maxS) * scale)
-			row[j] = e
-			sum += e
-		}
-		inv := 1 / sum
-		for j := range row {
-			row[j] *= inv
+	if m.relBias != nil {
+		m.biasedSoftmax(scores, L, h, scale)
+	} else {
+		for i := 0; i < L; i++ {
+			row := scores[i*L : (i+1)*L]
+			maxS := row[0]
+			for _, v := range row {
+				maxS = max(maxS, v)
+			}
+			var sum float32
+			for j, v := range row {
+				e := expf((v - maxS) * scale)
+				row[j] = e
+				sum += e
+			}
+			inv := 1 / sum
+			for j := range row {
+				row[j] *= inv
+			}
 		}
 	}
 	// ctx = P·V: Vᵀ (d×L) is the weight matrix.
@@ -399,5 +489,89 @@ func addLayerNorm(x, y, g, b []float32, eps float32) {
 func gelu(x []float32) {
 	for i, v := range x {
 		x[i] = 0.5 * v * (1 + erff(v*0.70710678118654752))
+	}
+}
+
+// biasedSoftmax turns the L×L raw scores Q·Kᵀ of head h into attention
+// weights with MPNet's relative-position bias: softmax over each row of
+// scores·scale + bias[bucket(j-i)][h].
+func (m *Model) biasedSoftmax(scores []float32, L, h int, scale float32) {
+	nh := m.cfg.NumAttentionHeads
+	mid := m.maxTokens - 1 // buckets index of distance 0
+	for i := 0; i < L; i++ {
+		row := scores[i*L : (i+1)*L]
+		bk := m.buckets[mid-i : mid-i+L] // distances -i .. L-1-i
+		maxS := float32(math.Inf(-1))
+		for j, v := range row {
+			v = v*scale + m.relBias[int(bk[j])*nh+h]
+			row[j] = v
+			maxS = max(maxS, v)
+		}
+		var sum float32
+		for j, v := range row {
+			e := expf(v - maxS)
+			row[j] = e
+			sum += e
+		}
+		inv := 1 / sum
+		for j := range row {
+			row[j] *= inv
+		}
+	}
+}
+
+// HasPooler reports whether the checkpoint holds pooler weights, so that
+// Pooled can run.
+func (m *Model) HasPooler() bool { return m.poolB != nil }
+
+// Pooled returns BERT's pooler output for each sequence's hidden states as
+// Forward returned them: tanh(W·h₀ + b), where h₀ is the first token's
+// state ([CLS] or <s>) and W, b the checkpoint's pooler.dense weights,
+// which is Hugging Face's pooler_output (the "cls" pooling of SimCSE's
+// supervised checkpoints). Without pooler weights it returns ErrNoPooler;
+// a sequence with fewer than HiddenSize values is a *SeqError.
+func (m *Model) Pooled(hidden [][]float32) ([][]float32, error) {
+	if !m.HasPooler() {
+		return nil, ErrNoPooler
+	}
+	H := m.cfg.HiddenSize
+	first := make([]float32, len(hidden)*H)
+	for s, h := range hidden {
+		if len(h) < H {
+			return nil, &SeqError{s, fmt.Errorf("%d hidden values, fewer than one token's %d", len(h), H)}
+		}
+		copy(first[s*H:], h[:H])
+	}
+	flat := make([]float32, len(hidden)*H)
+	m.parallel(len(hidden), 4, func(_, lo, hi int) {
+		m.gemm(hi-lo, first[lo*H:], H, m.poolW, flat[lo*H:], H, m.poolB)
+	})
+	for i, v := range flat {
+		flat[i] = tanhf(v)
+	}
+	out := make([][]float32, len(hidden))
+	for s := range out {
+		out[s] = flat[s*H : (s+1)*H : (s+1)*H]
+	}
+	return out, nil
+}
+
+// geluTanh applies the tanh approximation of GELU (Hugging Face's
+// gelu_new and gelu_pytorch_tanh), x/2·(1 + tanh(√(2/π)·(x + 0.044715x³))),
+// in place.
+func geluTanh(x []float32) {
+	const c = 0.7978845608028654 // √(2/π)
+	for i, v := range x {
+		u := float32(c * float32(v+float32(0.044715*float32(v*float32(v*v)))))
+		x[i] = 0.5 * v * (1 + tanhf(u))
+	}
+}
+
+// relu sets the negative values of x to 0.
+func relu(x []float32) {
+	for i, v := range x {
+		if v < 0 {
+			x[i] = 0
+		}
 	}
 }

@@ -7,13 +7,12 @@ import (
 	"os"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/tensor"
 )
 
-// Input and output names of a standard BERT encoder graph, as written by
+// Input and output names of a standard encoder graph, as written by
 // Hugging Face exports.
 const (
 	InputIDs        = "input_ids"
@@ -39,16 +38,38 @@ type ExportOptions struct {
 	// ProducerVersion is recorded in the file (for example dreval's
 	// version).
 	ProducerVersion string
+	// Prefix is where the backbone's tensors are in the set ("" finds
+	// it with bert.DetectPrefix, which suffices unless the set holds
+	// several backbones, such as both of DPR's towers).
+	Prefix string
 }
 
-// Export builds a standard BERT encoder graph from Hugging Face named
-// weights (as read from safetensors) and cfg. The graph has the inputs
-// input_ids, attention_mask and token_type_ids (int64 [batch, sequence])
-// and the output last_hidden_state (float [batch, sequence, hidden]), plus
-// pooler_output (float [batch, hidden]) when set holds pooler weights.
+// Export builds the standard encoder graph of cfg's family from Hugging
+// Face named weights (as read from safetensors) and cfg. The backbone is
+// taken from set under opt.Prefix (see bert.Backbone); tensors outside it
+// (task heads, projections, other towers, buffers) are not part of the
+// graph, which computes what bert.Model.Forward does:
+//   - inputs input_ids and attention_mask, plus token_type_ids for BERT
+//     (int64 [batch, sequence]); RoBERTa adds its one token type
+//     embedding without an input, DistilBERT and MPNet have none;
+//   - position ids 0, 1, 2, ... for BERT and DistilBERT; for RoBERTa and
+//     MPNet counted from padding_idx over the tokens that are not
+//     padding (Equal, Not, Cast, CumSum, Mul, Add), as Hugging Face's
+//     create_position_ids_from_input_ids does;
+//   - MPNet's relative-position bias: the bucket of every distance a
+//     sequence of up to cfg.MaxTokens() tokens can have, precomputed as an
+//     int64 table (bert.RelativePositionBucket), gathered per (query, key)
+//     and then from relative_attention_bias, added to the scores;
+//   - the feed-forward activation as configured: exact GELU (Erf), the
+//     tanh approximation (gelu_new, gelu_pytorch_tanh) or Relu;
+//   - the output last_hidden_state (float [batch, sequence, hidden]), plus
+//     pooler_output (float [batch, hidden]) when the checkpoint has pooler
+//     weights.
+//
 // Batch and sequence sizes are dynamic; all weights are float32
-// initializers. Linear weights are stored transposed ([in, out]) as MatMul
-// operands; ReadWeights transposes them back.
+// initializers under their Hugging Face names without the prefix. Linear
+// weights are stored transposed ([in, out]) as MatMul operands;
+// ReadWeights transposes them back.
 func Export(set tensor.Set, cfg bert.Config, opt ExportOptions) (*Model, error) {
 	if err := cfg.Validate("config"); err != nil {
 		return nil, err
@@ -60,44 +81,30 @@ func Export(set tensor.Set, cfg bert.Config, opt ExportOptions) (*Model, error) 
 	if opset < MinExportOpset || opset > MaxExportOpset {
 		return nil, fmt.Errorf("opset %d is not supported for export (use %d to %d)", opset, MinExportOpset, MaxExportOpset)
 	}
-	// Accept prefixed names ("bert.embeddings...") as package bert does.
-	canon := tensor.Set{}
-	for _, name := range set.Names() {
-		c, ok := canonicalName(name)
-		if !ok {
-			if name == positionIDsBuffer || strings.HasSuffix(name, "."+positionIDsBuffer) {
-				continue // a buffer of 0..max-1, not a weight
-			}
-			return nil, fmt.Errorf("tensor %q is not a BERT encoder weight; refusing to drop it from the export", name)
-		}
-		if _, dup := canon[c]; dup {
-			return nil, fmt.Errorf("tensor %q is present twice (with and without a prefix)", c)
-		}
-		canon[c] = set[name]
-	}
-	set = canon
-	_, hasPooler := set[poolerDense+".weight"]
-	sz := shapes{
-		vocab: cfg.VocabSize, hidden: cfg.HiddenSize, layers: cfg.NumHiddenLayers,
-		intermediate: cfg.IntermediateSize, positions: cfg.MaxPositionEmbeddings,
-		types: cfg.TypeVocabSize, pooler: hasPooler,
-	}
-	want := sz.expected()
-	for _, name := range set.Names() {
-		if _, ok := want[name]; !ok {
-			return nil, fmt.Errorf("tensor %q is not part of a BERT encoder with %d layers; refusing to drop it from the export", name, cfg.NumHiddenLayers)
-		}
-	}
-	for name, shape := range want {
-		if _, err := set.Get(name, shape...); err != nil {
+	prefix := opt.Prefix
+	if prefix == "" {
+		var err error
+		if prefix, err = bert.DetectPrefix(cfg, set); err != nil {
 			return nil, err
 		}
 	}
+	bb, _, err := bert.Backbone(cfg, set, prefix)
+	if err != nil {
+		return nil, err
+	}
+	l := cfg.Layout()
+	family := cfg.Family()
+	_, hasPooler := bb[l.Pooler+".weight"]
+	hasPooler = hasPooler && l.Pooler != ""
 
-	b := &builder{opset: opset, set: set, eps: float32(cfg.LayerNormEps)}
+	b := &builder{opset: opset, set: bb, eps: float32(cfg.LayerNormEps)}
 	g := b.g()
-	g.Name = "bert"
-	for _, in := range []string{InputIDs, AttentionMask, TokenTypeIDs} {
+	g.Name = string(family)
+	inputs := []string{InputIDs, AttentionMask}
+	if cfg.TakesTokenTypeIDs() {
+		inputs = append(inputs, TokenTypeIDs)
+	}
+	for _, in := range inputs {
 		g.Inputs = append(g.Inputs, &ValueInfo{Name: in, ElemType: Int64, Dims: []Dim{{Param: "batch"}, {Param: "sequence"}}})
 	}
 	h := cfg.HiddenSize
@@ -120,16 +127,42 @@ func Export(set tensor.Set, cfg bert.Config, opt ExportOptions) (*Model, error) 
 		b.constF32("const_two", 2)
 	}
 
-	// Embeddings: word + position + token type, then LayerNorm.
-	words := b.node("embeddings/word/Gather", "Gather", []string{b.init(wordEmbeddings), InputIDs}, intAttr("axis", 0))
-	shape := b.node("embeddings/Shape", "Shape", []string{InputIDs})
-	seqLen := b.node("embeddings/seq_len/Gather", "Gather", []string{shape, "const_one_i64"}, intAttr("axis", 0))
-	positions := b.node("embeddings/position_ids/Range", "Range", []string{"const_zero", seqLen, "const_one_i64"})
-	pos := b.node("embeddings/position/Gather", "Gather", []string{b.init(positionEmbeddings), positions}, intAttr("axis", 0))
-	types := b.node("embeddings/token_type/Gather", "Gather", []string{b.init(tokenTypeEmbeddings), TokenTypeIDs}, intAttr("axis", 0))
+	// Embeddings: word + position (+ token type), then LayerNorm.
+	words := b.node("embeddings/word/Gather", "Gather", []string{b.init(l.WordEmbeddings), InputIDs}, intAttr("axis", 0))
+	// arange returns 0, 1, ..., sequence-1 (computed once).
+	var arangeOut string
+	arange := func(name string) string {
+		if arangeOut == "" {
+			shape := b.node("embeddings/Shape", "Shape", []string{InputIDs})
+			seqLen := b.node("embeddings/seq_len/Gather", "Gather", []string{shape, "const_one_i64"}, intAttr("axis", 0))
+			arangeOut = b.node(name, "Range", []string{"const_zero", seqLen, "const_one_i64"})
+		}
+		return arangeOut
+	}
+	var positions string
+	if pad := cfg.PaddingIdx(); pad >= 0 {
+		b.constI64("const_padding_idx", nil, int64(pad))
+		eq := b.node("embeddings/position_ids/Equal", "Equal", []string{InputIDs, "const_padding_idx"})
+		ne := b.node("embeddings/position_ids/Not", "Not", []string{eq})
+		m := b.node("embeddings/position_ids/Cast", "Cast", []string{ne}, intAttr("to", Int64))
+		cs := b.node("embeddings/position_ids/CumSum", "CumSum", []string{m, "const_one_i64"})
+		cs = b.node("embeddings/position_ids/Mul", "Mul", []string{cs, m})
+		positions = b.node("embeddings/position_ids/Add", "Add", []string{cs, "const_padding_idx"})
+	} else {
+		positions = arange("embeddings/position_ids/Range")
+	}
+	pos := b.node("embeddings/position/Gather", "Gather", []string{b.init(l.PositionEmbeddings), positions}, intAttr("axis", 0))
 	x := b.node("embeddings/Add", "Add", []string{words, pos})
-	x = b.node("embeddings/Add_1", "Add", []string{x, types})
-	x = b.layerNorm("embeddings/LayerNorm", x, embeddingsLayerNorm)
+	switch {
+	case cfg.TakesTokenTypeIDs():
+		types := b.node("embeddings/token_type/Gather", "Gather", []string{b.init(l.TokenTypeEmbeddings), TokenTypeIDs}, intAttr("axis", 0))
+		x = b.node("embeddings/Add_1", "Add", []string{x, types})
+	case l.TokenTypeEmbeddings != "":
+		// Token type 0 for every token: row 0 of the table, broadcast.
+		types := b.node("embeddings/token_type/Gather", "Gather", []string{b.init(l.TokenTypeEmbeddings), "const_zero"}, intAttr("axis", 0))
+		x = b.node("embeddings/Add_1", "Add", []string{x, types})
+	}
+	x = b.layerNorm("embeddings/LayerNorm", x, l.EmbeddingsLayerNorm)
 
 	// Attention mask bias, [batch, 1, 1, sequence]: 0 where attended,
 	// the lowest float where masked.
@@ -138,11 +171,38 @@ func Export(set tensor.Set, cfg bert.Config, opt ExportOptions) (*Model, error) 
 	mask = b.node("mask/Sub", "Sub", []string{"const_one", mask})
 	mask = b.node("mask/Mul", "Mul", []string{mask, "const_mask_min"})
 
+	// MPNet's relative-position bias, [heads, sequence, sequence].
+	relBias := ""
+	if l.RelativeAttentionBias != "" {
+		r := arange("relative_position/Range")
+		n := cfg.MaxTokens()
+		table := make([]int64, 2*n-1)
+		for i := range table {
+			table[i] = int64(bert.RelativePositionBucket(i - (n - 1)))
+		}
+		b.constI64(relativeBucketsTable, []int64{int64(len(table))}, table...)
+		b.constI64("const_relative_offset", nil, int64(n-1))
+		b.constI64("const_axes_0", []int64{1}, 0)
+		b.constI64("const_axes_1", []int64{1}, 1)
+		query := b.node("relative_position/query/Unsqueeze", "Unsqueeze", []string{r, "const_axes_1"})
+		key := b.node("relative_position/key/Unsqueeze", "Unsqueeze", []string{r, "const_axes_0"})
+		rel := b.node("relative_position/Sub", "Sub", []string{key, query}) // key - query
+		rel = b.node("relative_position/Add", "Add", []string{rel, "const_relative_offset"})
+		bucket := b.node("relative_position/bucket/Gather", "Gather", []string{relativeBucketsTable, rel}, intAttr("axis", 0))
+		bias := b.node("relative_position/bias/Gather", "Gather", []string{b.init(l.RelativeAttentionBias), bucket}, intAttr("axis", 0))
+		relBias = b.node("relative_position/bias/Transpose", "Transpose", []string{bias}, intsAttr("perm", 2, 0, 1))
+	}
+	if cfg.HiddenAct == "gelu_new" || cfg.HiddenAct == "gelu_pytorch_tanh" {
+		b.constF32("const_gelu_kappa", 0.044715)
+		b.constF32("const_gelu_beta", float32(math.Sqrt(2/math.Pi)))
+	}
+
 	for i := 0; i < cfg.NumHiddenLayers; i++ {
 		p := "layer" + strconv.Itoa(i) + "/"
-		q := b.linear(p+"query", x, layerName(i, "attention.self.query"))
-		k := b.linear(p+"key", x, layerName(i, "attention.self.key"))
-		v := b.linear(p+"value", x, layerName(i, "attention.self.value"))
+		m := l.Layer(i)
+		q := b.linear(p+"query", x, m+l.Query)
+		k := b.linear(p+"key", x, m+l.Key)
+		v := b.linear(p+"value", x, m+l.Value)
 		q = b.node(p+"query/Reshape", "Reshape", []string{q, "const_split_heads"})
 		q = b.node(p+"query/Transpose", "Transpose", []string{q}, intsAttr("perm", 0, 2, 1, 3))
 		k = b.node(p+"key/Reshape", "Reshape", []string{k, "const_split_heads"})
@@ -151,32 +211,30 @@ func Export(set tensor.Set, cfg bert.Config, opt ExportOptions) (*Model, error) 
 		v = b.node(p+"value/Transpose", "Transpose", []string{v}, intsAttr("perm", 0, 2, 1, 3))
 		s := b.node(p+"scores/MatMul", "MatMul", []string{q, k})
 		s = b.node(p+"scores/Div", "Div", []string{s, "const_sqrt_head_dim"})
+		if relBias != "" {
+			s = b.node(p+"scores/relative_position/Add", "Add", []string{s, relBias})
+		}
 		s = b.node(p+"scores/Add", "Add", []string{s, mask})
 		s = b.node(p+"scores/Softmax", "Softmax", []string{s}, intAttr("axis", -1))
 		c := b.node(p+"context/MatMul", "MatMul", []string{s, v})
 		c = b.node(p+"context/Transpose", "Transpose", []string{c}, intsAttr("perm", 0, 2, 1, 3))
 		c = b.node(p+"context/Reshape", "Reshape", []string{c, "const_merge_heads"})
-		a := b.linear(p+"attention_output", c, layerName(i, "attention.output.dense"))
+		a := b.linear(p+"attention_output", c, m+l.AttentionOutput)
 		a = b.node(p+"attention_output/residual/Add", "Add", []string{a, x})
-		a = b.layerNorm(p+"attention_output/LayerNorm", a, layerName(i, "attention.output.LayerNorm"))
+		a = b.layerNorm(p+"attention_output/LayerNorm", a, m+l.AttentionLayerNorm)
 
-		f := b.linear(p+"intermediate", a, layerName(i, "intermediate.dense"))
-		// GELU(x) = x * (1 + erf(x / sqrt 2)) / 2.
-		e := b.node(p+"gelu/Div", "Div", []string{f, "const_sqrt2"})
-		e = b.node(p+"gelu/Erf", "Erf", []string{e})
-		e = b.node(p+"gelu/Add", "Add", []string{e, "const_one"})
-		e = b.node(p+"gelu/Mul", "Mul", []string{f, e})
-		e = b.node(p+"gelu/Mul_1", "Mul", []string{e, "const_half"})
-		o := b.linear(p+"output", e, layerName(i, "output.dense"))
+		f := b.linear(p+"intermediate", a, m+l.Intermediate)
+		e := b.activation(p, f, cfg.HiddenAct)
+		o := b.linear(p+"output", e, m+l.Output)
 		o = b.node(p+"output/residual/Add", "Add", []string{o, a})
-		x = b.layerNorm(p+"output/LayerNorm", o, layerName(i, "output.LayerNorm"))
+		x = b.layerNorm(p+"output/LayerNorm", o, m+l.OutputLayerNorm)
 	}
 	b.rename(x, LastHiddenState)
 	g.Outputs = append(g.Outputs, &ValueInfo{Name: LastHiddenState, ElemType: Float, Dims: []Dim{{Param: "batch"}, {Param: "sequence"}, {Value: int64(h)}}})
 
 	if hasPooler {
 		first := b.node("pooler/Gather", "Gather", []string{LastHiddenState, "const_zero"}, intAttr("axis", 1))
-		pooled := b.linear("pooler/dense", first, poolerDense)
+		pooled := b.linear("pooler/dense", first, l.Pooler)
 		b.nodeOut("pooler/Tanh", "Tanh", []string{pooled}, PoolerOutput)
 		g.Outputs = append(g.Outputs, &ValueInfo{Name: PoolerOutput, ElemType: Float, Dims: []Dim{{Param: "batch"}, {Value: int64(h)}}})
 	}
@@ -187,6 +245,36 @@ func Export(set tensor.Set, cfg bert.Config, opt ExportOptions) (*Model, error) 
 		Opsets:          map[string]int64{"": int64(opset)},
 		Graph:           g,
 	}, nil
+}
+
+// relativeBucketsTable names the int64 initializer of MPNet's
+// relative-position buckets in exported graphs.
+const relativeBucketsTable = "relative_position_buckets"
+
+// activation applies the feed-forward activation act to f and returns
+// the result's name.
+func (b *builder) activation(p, f, act string) string {
+	switch act {
+	case "relu":
+		return b.node(p+"relu/Relu", "Relu", []string{f})
+	case "gelu_new", "gelu_pytorch_tanh":
+		// x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
+		x3 := b.node(p+"gelu/Mul_cube", "Mul", []string{f, f})
+		x3 = b.node(p+"gelu/Mul_cube_1", "Mul", []string{x3, f})
+		t := b.node(p+"gelu/Mul_kappa", "Mul", []string{x3, "const_gelu_kappa"})
+		t = b.node(p+"gelu/Add_inner", "Add", []string{f, t})
+		t = b.node(p+"gelu/Mul_beta", "Mul", []string{t, "const_gelu_beta"})
+		t = b.node(p+"gelu/Tanh", "Tanh", []string{t})
+		t = b.node(p+"gelu/Add", "Add", []string{t, "const_one"})
+		t = b.node(p+"gelu/Mul", "Mul", []string{f, t})
+		return b.node(p+"gelu/Mul_1", "Mul", []string{t, "const_half"})
+	}
+	// GELU(x) = x * (1 + erf(x / sqrt 2)) / 2.
+	e := b.node(p+"gelu/Div", "Div", []string{f, "const_sqrt2"})
+	e = b.node(p+"gelu/Erf", "Erf", []string{e})
+	e = b.node(p+"gelu/Add", "Add", []string{e, "const_one"})
+	e = b.node(p+"gelu/Mul", "Mul", []string{f, e})
+	return b.node(p+"gelu/Mul_1", "Mul", []string{e, "const_half"})
 }
 
 // WriteFile exports the model as Export does and writes it to path.

@@ -3,146 +3,115 @@ package onnx
 import (
 	"strconv"
 	"strings"
+
+	"github.com/dreval/dreval/encoder/bert"
 )
 
-// Hugging Face BERT tensor names. A Linear layer "X" has "X.weight"
-// [out, in] and "X.bias" [out]; a LayerNorm "X" has "X.weight" and "X.bias"
-// [hidden].
+// Tensor names shared by the families (see bert.Layout): the word table,
+// which every family names alike, and the buffer of position ids some
+// checkpoints save.
 const (
-	wordEmbeddings      = "embeddings.word_embeddings.weight"
-	positionEmbeddings  = "embeddings.position_embeddings.weight"
-	tokenTypeEmbeddings = "embeddings.token_type_embeddings.weight"
-	embeddingsLayerNorm = "embeddings.LayerNorm"
-	poolerDense         = "pooler.dense"
-	positionIDsBuffer   = "embeddings.position_ids"
+	wordEmbeddings    = "embeddings.word_embeddings.weight"
+	positionIDsBuffer = "embeddings.position_ids"
 )
 
-// layerParts are the sub-modules of one encoder layer, relative to
-// "encoder.layer.N.": four Linear layers inside attention, two in the
-// feed-forward block, and two LayerNorms.
-var (
-	layerLinears    = []string{"attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense", "intermediate.dense", "output.dense"}
-	layerLayerNorms = []string{"attention.output.LayerNorm", "output.LayerNorm"}
-)
+// rootsOfNames start every backbone tensor name of every family.
+var rootsOfNames = []string{"embeddings.", "encoder.", "transformer.", "pooler."}
 
-func layerName(i int, part string) string {
-	return "encoder.layer." + strconv.Itoa(i) + "." + part
-}
-
-// shapes describes the sizes of a BERT encoder's tensors.
-type shapes struct {
-	vocab, hidden, layers, intermediate, positions, types int
-	pooler                                                bool
-}
-
-// expected returns the Hugging Face name and shape of every tensor of a
-// BERT encoder with the given sizes.
-func (s shapes) expected() map[string][]int {
-	h := s.hidden
-	m := map[string][]int{
-		wordEmbeddings:                  {s.vocab, h},
-		positionEmbeddings:              {s.positions, h},
-		tokenTypeEmbeddings:             {s.types, h},
-		embeddingsLayerNorm + ".weight": {h},
-		embeddingsLayerNorm + ".bias":   {h},
-	}
-	for i := 0; i < s.layers; i++ {
-		for _, p := range layerLinears {
-			out, in := h, h
-			switch p {
-			case "intermediate.dense":
-				out = s.intermediate
-			case "output.dense":
-				in = s.intermediate
-			}
-			m[layerName(i, p)+".weight"] = []int{out, in}
-			m[layerName(i, p)+".bias"] = []int{out}
-		}
-		for _, p := range layerLayerNorms {
-			m[layerName(i, p)+".weight"] = []int{h}
-			m[layerName(i, p)+".bias"] = []int{h}
-		}
-	}
-	if s.pooler {
-		m[poolerDense+".weight"] = []int{h, h}
-		m[poolerDense+".bias"] = []int{h}
-	}
-	return m
-}
-
-// canonicalName maps an initializer name to a Hugging Face BERT tensor
-// name, dropping a module prefix such as "bert." or "0.auto_model.". It
-// reports false when the name is not one of BERT's tensors.
+// canonicalName maps an initializer name to a backbone tensor name of one
+// of the families (as bert.Layout gives them), dropping a module prefix
+// such as "bert.", "roberta." or "0.auto_model.". It reports false when
+// the name is no family's backbone tensor.
 func canonicalName(name string) (string, bool) {
-	for _, root := range []string{"embeddings.", "encoder.layer.", "pooler."} {
-		i := strings.Index(name, root)
-		if i < 0 || (i > 0 && name[i-1] != '.') {
-			continue
-		}
-		c := name[i:]
-		if isBERTName(c) {
-			return c, true
+	for _, root := range rootsOfNames {
+		for off := 0; off < len(name); {
+			i := strings.Index(name[off:], root)
+			if i < 0 {
+				break
+			}
+			i += off
+			if i == 0 || name[i-1] == '.' {
+				if c := name[i:]; isBackboneName(c) {
+					return c, true
+				}
+			}
+			off = i + 1
 		}
 	}
 	return "", false
 }
 
-// isBERTName reports whether name is a Hugging Face BERT weight name.
-func isBERTName(name string) bool {
-	switch name {
-	case wordEmbeddings, positionEmbeddings, tokenTypeEmbeddings,
-		embeddingsLayerNorm + ".weight", embeddingsLayerNorm + ".bias",
-		poolerDense + ".weight", poolerDense + ".bias":
-		return true
+// isBackboneName reports whether name is a backbone tensor name of one of
+// the families.
+func isBackboneName(name string) bool {
+	for _, f := range bert.Families() {
+		l := bert.LayoutOf(f)
+		for _, n := range []string{l.WordEmbeddings, l.PositionEmbeddings, l.TokenTypeEmbeddings, l.RelativeAttentionBias,
+			l.EmbeddingsLayerNorm + ".weight", l.EmbeddingsLayerNorm + ".bias"} {
+			if n != "" && name == n {
+				return true
+			}
+		}
+		if l.Pooler != "" && (name == l.Pooler+".weight" || name == l.Pooler+".bias") {
+			return true
+		}
 	}
-	_, ok := layerIndex(name)
+	_, _, ok := layerIndex(name)
 	return ok
 }
 
-// layerIndex returns N for a valid "encoder.layer.N.<part>.{weight,bias}".
-func layerIndex(name string) (int, bool) {
-	rest, ok := strings.CutPrefix(name, "encoder.layer.")
-	if !ok {
-		return 0, false
-	}
-	num, part, ok := strings.Cut(rest, ".")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.Atoi(num)
-	if err != nil || n < 0 || n > 1000 || strconv.Itoa(n) != num {
-		return 0, false
-	}
-	var module string
-	switch {
-	case strings.HasSuffix(part, ".weight"):
-		module = strings.TrimSuffix(part, ".weight")
-	case strings.HasSuffix(part, ".bias"):
-		module = strings.TrimSuffix(part, ".bias")
-	default:
-		return 0, false
-	}
-	for _, p := range layerLinears {
-		if module == p {
-			return n, true
+// layerIndex returns N, and the family's layout, for a layer tensor
+// "<layer prefix>N.<module>.{weight,bias}" of one of the families.
+func layerIndex(name string) (int, bert.Layout, bool) {
+	for _, f := range bert.Families() {
+		l := bert.LayoutOf(f)
+		rest, ok := strings.CutPrefix(name, l.LayerPrefix)
+		if !ok {
+			continue
+		}
+		num, part, ok := strings.Cut(rest, ".")
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(num)
+		if err != nil || n < 0 || n > 1000 || strconv.Itoa(n) != num {
+			continue
+		}
+		module, ok := strings.CutSuffix(part, ".weight")
+		if !ok {
+			if module, ok = strings.CutSuffix(part, ".bias"); !ok {
+				continue
+			}
+		}
+		for _, m := range append(l.LayerLinears(), l.LayerNorms()...) {
+			if module == m {
+				return n, l, true
+			}
 		}
 	}
-	for _, p := range layerLayerNorms {
-		if module == p {
-			return n, true
-		}
-	}
-	return 0, false
+	return 0, bert.Layout{}, false
 }
 
-// isLinearWeight reports whether name is the weight of a Linear layer (as
-// opposed to an embedding table or a LayerNorm scale).
+// isLinearWeight reports whether name is the weight of a Linear layer of
+// one of the families (as opposed to an embedding table or a LayerNorm
+// scale).
 func isLinearWeight(name string) bool {
-	if name == poolerDense+".weight" {
-		return true
+	module, ok := strings.CutSuffix(name, ".weight")
+	if !ok {
+		return false
 	}
-	for _, p := range layerLinears {
-		if strings.HasSuffix(name, "."+p+".weight") {
+	for _, f := range bert.Families() {
+		l := bert.LayoutOf(f)
+		if l.Pooler != "" && module == l.Pooler {
+			return true
+		}
+	}
+	n, l, ok := layerIndex(name)
+	if !ok {
+		return false
+	}
+	for _, m := range l.LayerLinears() {
+		if module == l.Layer(n)+m {
 			return true
 		}
 	}

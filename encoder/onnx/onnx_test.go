@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/internal/sharedtest"
@@ -25,11 +26,8 @@ var tinyConfig = bert.Config{
 // with cfg's sizes.
 func randomWeights(cfg bert.Config, pooler bool, seed uint64) tensor.Set {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	sz := shapes{vocab: cfg.VocabSize, hidden: cfg.HiddenSize, layers: cfg.NumHiddenLayers,
-		intermediate: cfg.IntermediateSize, positions: cfg.MaxPositionEmbeddings,
-		types: cfg.TypeVocabSize, pooler: pooler}
 	set := tensor.Set{}
-	for name, shape := range sz.expected() {
+	for name, shape := range cfg.TensorShapes(pooler) {
 		t := tensor.New(shape...)
 		for i := range t.Data {
 			t.Data[i] = float32(rng.NormFloat64() * 0.1)
@@ -157,12 +155,13 @@ func TestExportRefusesBadWeights(t *testing.T) {
 		{"misshapen", func(s tensor.Set, _ *bert.Config, _ *ExportOptions) {
 			s["embeddings.LayerNorm.weight"] = tensor.New(7)
 		}, `"embeddings.LayerNorm.weight" has shape [7]`},
-		{"extra", func(s tensor.Set, _ *bert.Config, _ *ExportOptions) {
-			s["cls.predictions.bias"] = tensor.New(50)
-		}, `"cls.predictions.bias" is not a BERT encoder weight`},
 		{"extra-layer", func(s tensor.Set, _ *bert.Config, _ *ExportOptions) {
 			s["encoder.layer.2.output.dense.bias"] = tensor.New(8)
-		}, `"encoder.layer.2.output.dense.bias" is not part of a BERT encoder with 2 layers`},
+		}, `"encoder.layer.2.output.dense.bias" is not part of a bert backbone with 2 layers`},
+		{"two-backbones", func(s tensor.Set, _ *bert.Config, _ *ExportOptions) {
+			s["bert.embeddings.word_embeddings.weight"] = s["embeddings.word_embeddings.weight"]
+		}, `several bert backbones, under the prefixes "", "bert."`},
+		{"wrong-prefix", func(_ tensor.Set, _ *bert.Config, o *ExportOptions) { o.Prefix = "roberta." }, `tensor "roberta.embeddings.LayerNorm.bias" is missing`},
 		{"opset", func(_ tensor.Set, _ *bert.Config, o *ExportOptions) { o.Opset = 13 }, "opset 13 is not supported"},
 		{"config", func(_ tensor.Set, c *bert.Config, _ *ExportOptions) { c.NumAttentionHeads = 3 }, "not a multiple"},
 	} {
@@ -199,7 +198,7 @@ func hfStyle(m *Model, storage string) {
 		switch {
 		case strings.HasSuffix(t.Name, "_transposed"):
 			rename[t.Name] = "onnx::MatMul_" + string(rune('a'+i%26)) + t.Name[:3] + string(rune('0'+i%10))
-		case isBERTName(t.Name):
+		case isBackboneName(t.Name):
 			rename[t.Name] = "0.auto_model." + t.Name
 		}
 		if t.DataType != Float {
@@ -340,8 +339,8 @@ func TestReadRefusesUnsupportedGraphs(t *testing.T) {
 			n := node(m, "layer0/gelu/Erf")
 			n.OpType, n.Domain = "FastGelu", "com.microsoft"
 		}, `com.microsoft:FastGelu node "layer0/gelu/Erf": operator domain "com.microsoft" is not supported`},
-		{"unknown-op", func(m *Model) { node(m, "layer1/gelu/Erf").OpType = "Relu" }, `Relu node "layer1/gelu/Erf": operator "Relu" is not supported`},
-		{"tanh-gelu", func(m *Model) { node(m, "layer1/gelu/Erf").OpType = "Tanh" }, "1 Erf/Gelu nodes for 2 layers"},
+		{"unknown-op", func(m *Model) { node(m, "layer1/gelu/Erf").OpType = "Sigmoid" }, `Sigmoid node "layer1/gelu/Erf": operator "Sigmoid" is not supported`},
+		{"mixed-activations", func(m *Model) { node(m, "layer1/gelu/Erf").OpType = "Tanh" }, "the graph has 1 Erf/Gelu, 1 Tanh and 0 Relu nodes (pooler aside) for 2 layers"},
 		{"softmax-axis", func(m *Model) { node(m, "layer0/scores/Softmax").Attrs[0].I = 1 }, `Softmax node "layer0/scores/Softmax": softmax over axis 1`},
 		{"extra-input", func(m *Model) {
 			m.Graph.Inputs = append(m.Graph.Inputs, &ValueInfo{Name: "position_ids", ElemType: Int64})
@@ -356,7 +355,7 @@ func TestReadRefusesUnsupportedGraphs(t *testing.T) {
 		{"no-opset", func(m *Model) { delete(m.Opsets, "") }, "imports no version of the default ONNX operator set"},
 		{"unknown-weight", func(m *Model) {
 			m.Graph.Initializers = append(m.Graph.Initializers, &Tensor{Name: "classifier.weight", DataType: Float, Dims: []int64{2, 8}, RawData: make([]byte, 64)})
-		}, `initializer "classifier.weight" (shape [2 8]) is not a BERT weight`},
+		}, `initializer "classifier.weight" (shape [2 8]) is not an encoder weight`},
 		{"missing-weight", func(m *Model) {
 			for _, t := range m.Graph.Initializers {
 				if t.Name == "encoder.layer.1.output.LayerNorm.bias" {
@@ -477,12 +476,13 @@ func TestMiniLMRoundTrip(t *testing.T) {
 
 // FuzzReadWeights feeds arbitrary bytes to the ONNX reader: it must return
 // weights or an error, never panic; and whatever it accepts must be a
-// complete BERT weight set.
+// complete weight set of the family it reports, which bert.New takes.
 //
-// The seeds are the smallest BERT exports (one layer, hidden size 2, a
-// three-id vocabulary: 7-10 KB, mostly the graph) so that mutating and
-// minimising them stays cheap and the fuzzer runs thousands of inputs a
-// second; tinyConfig's exports (24 KB) ran a few hundred.
+// The seeds are the smallest exports of each family (one layer, hidden
+// size 2, a vocabulary of three or four ids: 7-10 KB, mostly the graph)
+// so that mutating and minimising them stays cheap and the fuzzer runs
+// thousands of inputs a second; tinyConfig's exports (24 KB) ran a few
+// hundred.
 func FuzzReadWeights(f *testing.F) {
 	seedConfig := bert.Config{VocabSize: 3, HiddenSize: 2, NumHiddenLayers: 1, NumAttentionHeads: 1,
 		IntermediateSize: 2, HiddenAct: "gelu", MaxPositionEmbeddings: 2, TypeVocabSize: 1, LayerNormEps: 1e-12, ModelType: "bert"}
@@ -491,18 +491,22 @@ func FuzzReadWeights(f *testing.F) {
 	f.Add(exportBytes(f, randomWeights(seedConfig, false, 8), seedConfig, 14))
 	f.Add(valid[:len(valid)/3])
 	f.Add([]byte{0x08, 0x07, 0x3a, 0x00})
+	for _, layout := range []string{"roberta-base", "distilbert-base-uncased", "all-mpnet-base-v2"} {
+		cp, cfg := checkpoint(f, layout, berttest.Sizes{Vocab: 4, Hidden: 2, Layers: 1, Heads: 1, Intermediate: 2, Positions: 4}, nil)
+		f.Add(exportBytes(f, cp.Tensors, cfg, 14))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		set, info, err := ReadWeights(data)
 		if err != nil {
 			return
 		}
-		cfg := bert.Config{
-			VocabSize: info.Vocab, HiddenSize: info.Hidden, NumHiddenLayers: info.Layers,
-			NumAttentionHeads: 1, IntermediateSize: info.Intermediate, HiddenAct: "gelu",
-			MaxPositionEmbeddings: info.MaxPositions, TypeVocabSize: info.TypeVocab, LayerNormEps: 1e-12,
+		cfg := info.Config()
+		cfg.NumAttentionHeads, cfg.LayerNormEps = max(info.Heads, 1), 1e-12
+		if info.Heads == 0 && info.Family == bert.FamilyMPNet {
+			t.Fatalf("MPNet graph without a head count: %+v", info)
 		}
 		if _, err := bert.New(cfg, set); err != nil {
-			t.Fatalf("accepted weights that bert.New refuses: %v", err)
+			t.Fatalf("accepted weights that bert.New refuses: %v (info %+v)", err, info)
 		}
 	})
 }

@@ -10,28 +10,60 @@ import (
 	"github.com/dreval/dreval/encoder/tensor"
 )
 
-// Info describes a BERT graph read by ReadWeights.
+// Info describes an encoder graph read by ReadWeights.
 type Info struct {
 	Opset    int64  // version of the default ONNX operator set
 	Producer string // producer_name and producer_version
+	// Family is the encoder family the graph computes, told from its
+	// weights' names (DistilBERT's, MPNet's relative-position bias) and
+	// its position ids (counted from a padding index: RoBERTa).
+	Family bert.Family
 	// Sizes found from the weights.
 	Vocab, Hidden, Layers, Intermediate, MaxPositions, TypeVocab int
+	// Buckets is the row count of MPNet's relative-position bias table
+	// (0 for the other families).
+	Buckets int
+	// PaddingIdx is the padding index the graph's position ids count
+	// from (RoBERTa, MPNet); ReadWeights sets -1 when they are 0, 1,
+	// 2, ... (BERT, DistilBERT).
+	PaddingIdx int
 	// Heads is the attention head count read from the graph's reshape
-	// constants, or 0 when the graph computes it at run time.
+	// constants (or MPNet's bias table), or 0 when the graph computes it
+	// at run time.
 	Heads int
 	// Epsilon is the layer-norm epsilon used throughout the graph, or 0
 	// when it could not be read.
 	Epsilon float64
+	// Activation is the feed-forward activation, as config.json names
+	// it: gelu (erf), gelu_new (tanh approximation) or relu.
+	Activation string
+	// Inputs are the graph's inputs, in the graph's order: input_ids,
+	// attention_mask and, where present, token_type_ids.
+	Inputs []string
 	// TokenTypeInput reports whether the graph takes token_type_ids.
 	TokenTypeInput bool
 	// Pooler reports whether pooler weights were found.
 	Pooler bool
 }
 
-// CheckConfig reports an error when the graph's sizes differ from cfg (as
-// read from the model's config.json).
+// MaxTokens returns the longest sequence the graph takes: MaxPositions
+// less the position of the first token (PaddingIdx+1 for RoBERTa and
+// MPNet).
+func (in *Info) MaxTokens() int { return in.Config().MaxTokens() }
+
+// PadID returns the token id to pad input_ids with when sequences of
+// different lengths share a batch: the padding index where positions
+// count from one (RoBERTa, MPNet), so that padded slots take no
+// position, else 0. Padded slots are masked out either way.
+func (in *Info) PadID() int64 { return int64(max(in.Config().PaddingIdx(), 0)) }
+
+// CheckConfig reports an error when the graph's family or sizes differ
+// from cfg (as read from the model's config.json).
 func (in *Info) CheckConfig(cfg bert.Config) error {
-	for _, c := range []struct {
+	if f, g := cfg.Family(), in.Config().Family(); f != g {
+		return fmt.Errorf("config.json describes a %s model (model_type %q) but the ONNX graph computes %s", f, cfg.ModelType, g)
+	}
+	checks := []struct {
 		field     string
 		graph, js int
 	}{
@@ -40,8 +72,26 @@ func (in *Info) CheckConfig(cfg bert.Config) error {
 		{"num_hidden_layers", in.Layers, cfg.NumHiddenLayers},
 		{"intermediate_size", in.Intermediate, cfg.IntermediateSize},
 		{"max_position_embeddings", in.MaxPositions, cfg.MaxPositionEmbeddings},
-		{"type_vocab_size", in.TypeVocab, cfg.TypeVocabSize},
-	} {
+	}
+	if cfg.HasTokenTypes() {
+		checks = append(checks, struct {
+			field     string
+			graph, js int
+		}{"type_vocab_size", in.TypeVocab, cfg.TypeVocabSize})
+	}
+	if cfg.Family() == bert.FamilyRoBERTa {
+		checks = append(checks, struct {
+			field     string
+			graph, js int
+		}{"pad_token_id", in.PaddingIdx, cfg.PadTokenID})
+	}
+	if cfg.Family() == bert.FamilyMPNet {
+		checks = append(checks, struct {
+			field     string
+			graph, js int
+		}{"relative_attention_num_buckets", in.Buckets, cfg.RelativeAttentionNumBuckets})
+	}
+	for _, c := range checks {
 		if c.graph != c.js {
 			return fmt.Errorf("config field %q is %d but the ONNX weights have %d", c.field, c.js, c.graph)
 		}
@@ -53,17 +103,29 @@ func (in *Info) CheckConfig(cfg bert.Config) error {
 	if in.Epsilon != 0 && float32(in.Epsilon) != float32(cfg.LayerNormEps) {
 		return fmt.Errorf("config field \"layer_norm_eps\" is %g but the ONNX graph uses %g", cfg.LayerNormEps, in.Epsilon)
 	}
+	if act := normalActivation(cfg.HiddenAct); in.Activation != "" && act != in.Activation {
+		return fmt.Errorf("config field \"hidden_act\" is %q but the ONNX graph computes %s", cfg.HiddenAct, in.Activation)
+	}
 	return nil
 }
 
-// supportedOps is the operator set of the BERT encoder graphs dreval reads:
-// its own exports and the usual Hugging Face (torch.onnx, optimum) exports
-// without ONNX Runtime graph fusions.
+// normalActivation names the two spellings of the tanh-approximated GELU
+// alike.
+func normalActivation(act string) string {
+	if act == "gelu_pytorch_tanh" {
+		return "gelu_new"
+	}
+	return act
+}
+
+// supportedOps is the operator set of the encoder graphs dreval reads:
+// its own exports and the usual Hugging Face (torch.onnx, optimum) BERT
+// exports without ONNX Runtime graph fusions.
 var supportedOps = map[string]bool{
-	"Add": true, "Cast": true, "Concat": true, "Constant": true, "ConstantOfShape": true,
+	"Add": true, "Cast": true, "Concat": true, "Constant": true, "ConstantOfShape": true, "CumSum": true,
 	"Div": true, "Equal": true, "Erf": true, "Expand": true, "Gather": true, "Gelu": true,
-	"Gemm": true, "Identity": true, "LayerNormalization": true, "MatMul": true, "Mul": true,
-	"Pow": true, "Range": true, "ReduceMean": true, "Reshape": true, "Shape": true,
+	"Gemm": true, "Identity": true, "LayerNormalization": true, "MatMul": true, "Mul": true, "Not": true,
+	"Pow": true, "Range": true, "ReduceMean": true, "Relu": true, "Reshape": true, "Shape": true,
 	"Slice": true, "Softmax": true, "Sqrt": true, "Squeeze": true, "Sub": true, "Tanh": true,
 	"Transpose": true, "Unsqueeze": true, "Where": true,
 }
@@ -74,7 +136,7 @@ const (
 	maxReadOpset = 23
 )
 
-// ReadFile reads the BERT weights of the ONNX model at path; see
+// ReadFile reads the encoder weights of the ONNX model at path; see
 // ReadWeights.
 func ReadFile(path string) (tensor.Set, *Info, error) {
 	data, err := os.ReadFile(path)
@@ -88,30 +150,44 @@ func ReadFile(path string) (tensor.Set, *Info, error) {
 	return set, info, nil
 }
 
-// ReadWeights decodes an .onnx file, checks that its graph is a BERT
-// encoder dreval supports, and returns the weights under their Hugging Face
-// names, as float32 in Hugging Face layout (Linear weights [out, in]), so
-// that package bert builds the same model as from safetensors.
+// ReadWeights decodes an .onnx file, checks that its graph is an encoder
+// of one of the families dreval supports, and returns the weights under
+// their Hugging Face names (without prefix, see bert.Layout), as float32
+// in Hugging Face layout (Linear weights [out, in]), so that package bert
+// builds the same model as from safetensors.
 //
 // Supported graphs take input_ids and attention_mask (and optionally
 // token_type_ids) as int64 [batch, sequence], return last_hidden_state as
 // float [batch, sequence, hidden] (and optionally pooler_output), use only
-// the operators in a plain BERT export, with erf-based GELU, and hold their
-// weights as FLOAT or FLOAT16 initializers. Anything else is refused with
-// an error naming the node, input or tensor at fault.
+// the operators of a plain export, with one feed-forward activation per
+// layer (exact GELU, its tanh approximation, or ReLU), and hold their
+// weights as FLOAT or FLOAT16 initializers. That is what Export writes for
+// every family, and the usual Hugging Face (torch.onnx, optimum) export of
+// BERT. Position ids are either 0, 1, 2, ... or counted from a padding
+// index through CumSum (RoBERTa and MPNet, as Export writes them); MPNet's
+// relative-position buckets must be Export's precomputed table. Anything
+// else is refused with an error naming the node, input or tensor at
+// fault.
 func ReadWeights(data []byte) (tensor.Set, *Info, error) {
 	m, err := Decode(data)
 	if err != nil {
 		return nil, nil, err
 	}
-	r := &reader{m: m, g: m.Graph, info: &Info{}}
+	r := &reader{m: m, g: m.Graph, info: &Info{PaddingIdx: -1}}
 	if err := r.checkStructure(); err != nil {
 		return nil, nil, err
 	}
+	r.collectConstants()
 	if err := r.mapWeights(); err != nil {
 		return nil, nil, err
 	}
+	if err := r.readPositions(); err != nil {
+		return nil, nil, err
+	}
 	if err := r.checkWeights(); err != nil {
+		return nil, nil, err
+	}
+	if err := r.checkRelativeBuckets(); err != nil {
 		return nil, nil, err
 	}
 	if err := r.checkActivations(); err != nil {
@@ -127,9 +203,44 @@ type reader struct {
 	info *Info
 
 	inits     map[string]*Tensor
+	consts    map[string]*Tensor // initializers and Constant nodes' values
+	producer  map[string]*Node   // value -> the node computing it
 	consumers map[string][]*Node
 	set       tensor.Set
 	source    map[string]string // HF name -> initializer it came from
+}
+
+// collectConstants fills r.consts and r.producer.
+func (r *reader) collectConstants() {
+	r.consts = map[string]*Tensor{}
+	for name, t := range r.inits {
+		r.consts[name] = t
+	}
+	r.producer = map[string]*Node{}
+	for _, n := range r.g.Nodes {
+		for _, out := range n.Outputs {
+			r.producer[out] = n
+		}
+		if n.OpType == "Constant" && len(n.Outputs) == 1 {
+			if a := n.Attr("value"); a != nil && a.T != nil {
+				r.consts[n.Outputs[0]] = a.T
+			}
+		}
+	}
+}
+
+// scalarInt returns the value of the constant name when it is a single
+// integer.
+func (r *reader) scalarInt(name string) (int64, bool) {
+	t := r.consts[name]
+	if t == nil {
+		return 0, false
+	}
+	v, err := t.Int64()
+	if err != nil || len(v) != 1 {
+		return 0, false
+	}
+	return v[0], true
 }
 
 // checkStructure checks the opset, inputs, outputs and operators.
@@ -171,8 +282,12 @@ func (r *reader) checkStructure() error {
 		switch in.Name {
 		case InputIDs, AttentionMask, TokenTypeIDs:
 		default:
-			return fmt.Errorf("graph input %q is not supported (a BERT encoder takes %s, %s and optionally %s)", in.Name, InputIDs, AttentionMask, TokenTypeIDs)
+			return fmt.Errorf("graph input %q is not supported (an encoder takes %s, %s and optionally %s)", in.Name, InputIDs, AttentionMask, TokenTypeIDs)
 		}
+		if inputs[in.Name] {
+			return fmt.Errorf("graph input %q is listed twice", in.Name)
+		}
+		r.info.Inputs = append(r.info.Inputs, in.Name)
 		if in.ElemType != Int64 {
 			return fmt.Errorf("graph input %q has element type %s, expected INT64", in.Name, DataTypeName(in.ElemType))
 		}
@@ -192,10 +307,10 @@ func (r *reader) checkStructure() error {
 	r.consumers = map[string][]*Node{}
 	for _, n := range g.Nodes {
 		if n.Domain != "" && n.Domain != "ai.onnx" {
-			return fmt.Errorf("%s: operator domain %q is not supported (export without ONNX Runtime graph optimizations, which fuse BERT into com.microsoft operators)", n, n.Domain)
+			return fmt.Errorf("%s: operator domain %q is not supported (export without ONNX Runtime graph optimizations, which fuse the encoder into com.microsoft operators)", n, n.Domain)
 		}
 		if !supportedOps[n.OpType] {
-			return fmt.Errorf("%s: operator %q is not supported in a BERT encoder graph (supported: %s)", n, n.OpType, strings.Join(sortedNames(supportedOps), ", "))
+			return fmt.Errorf("%s: operator %q is not supported in an encoder graph (supported: %s)", n, n.OpType, strings.Join(sortedNames(supportedOps), ", "))
 		}
 		if err := checkAttributes(n); err != nil {
 			return err
@@ -266,8 +381,12 @@ func checkAttributes(n *Node) error {
 			return fmt.Errorf("%s: layer norm over axis %d is not supported (expected the last axis)", n, ax)
 		}
 	case "Gelu":
-		if a := n.Attr("approximate"); a != nil && a.S != "none" {
-			return fmt.Errorf("%s: GELU approximation %q is not supported (BERT uses the exact, erf-based GELU)", n, a.S)
+		if a := n.Attr("approximate"); a != nil && a.S != "none" && a.S != "tanh" {
+			return fmt.Errorf("%s: GELU approximation %q is not supported (supported: none, tanh)", n, a.S)
+		}
+	case "CumSum":
+		if n.AttrInt("exclusive", 0) != 0 || n.AttrInt("reverse", 0) != 0 {
+			return fmt.Errorf("%s: exclusive or reverse cumulative sums are not supported", n)
 		}
 	case "Gemm":
 		for _, a := range []string{"alpha", "beta"} {
@@ -297,7 +416,7 @@ func (r *reader) mapWeights() error {
 				return fmt.Errorf("%s has %d inputs and %d outputs, expected 2 and 1", n, len(n.Inputs), len(n.Outputs))
 			}
 			if r.inits[n.Inputs[0]] != nil {
-				return fmt.Errorf("%s multiplies the constant %q from the left, which is not a BERT linear layer", n, n.Inputs[0])
+				return fmt.Errorf("%s multiplies the constant %q from the left, which is not a linear layer", n, n.Inputs[0])
 			}
 			w := r.inits[n.Inputs[1]]
 			if w == nil {
@@ -343,7 +462,7 @@ func (r *reader) mapWeights() error {
 				return err
 			}
 			if len(t.Dims) >= 2 || n > 16 {
-				return fmt.Errorf("initializer %q (shape %v) is not a BERT weight that dreval recognises", t.Name, t.Dims)
+				return fmt.Errorf("initializer %q (shape %v) is not an encoder weight that dreval recognises", t.Name, t.Dims)
 			}
 			continue // a small constant: epsilon, sqrt(d), 1, 0.5 ...
 		}
@@ -406,7 +525,7 @@ func (r *reader) linearName(n *Node, w *Tensor, bias string) (string, error) {
 	if name, ok := canonicalName(strings.TrimSuffix(w.Name, "_transposed")); ok && isLinearWeight(name) {
 		return name, nil
 	}
-	return "", fmt.Errorf("%s: cannot tell which BERT layer its weight %q (shape %v) belongs to: neither it nor its bias %q has a Hugging Face BERT name", n, w.Name, w.Dims, bias)
+	return "", fmt.Errorf("%s: cannot tell which layer its weight %q (shape %v) belongs to: neither it nor its bias %q has a Hugging Face name of an encoder weight", n, w.Name, w.Dims, bias)
 }
 
 // addWeight decodes t into the set as name, transposing a 2-D [in, out]
@@ -416,7 +535,7 @@ func (r *reader) addWeight(name string, t *Tensor, transpose bool) error {
 		if prev == t.Name {
 			return nil // shared by two nodes
 		}
-		return fmt.Errorf("initializers %q and %q both hold BERT weight %q", prev, t.Name, name)
+		return fmt.Errorf("initializers %q and %q both hold weight %q", prev, t.Name, name)
 	}
 	data, err := t.Float32()
 	if err != nil {
@@ -441,76 +560,229 @@ func (r *reader) addWeight(name string, t *Tensor, transpose bool) error {
 	return nil
 }
 
-// checkWeights infers the sizes and checks that every tensor of a BERT
-// encoder is present, with consistent shapes, and nothing else.
+// checkWeights tells the family from the weights' names and the position
+// ids, infers the sizes, and checks that every tensor of that family's
+// backbone is present, with consistent shapes, and nothing else.
 func (r *reader) checkWeights() error {
 	we, ok := r.set[wordEmbeddings]
 	if !ok || len(we.Shape) != 2 {
 		return fmt.Errorf("the graph has no word embedding table %q ([vocab, hidden])", wordEmbeddings)
 	}
-	sz := shapes{vocab: we.Shape[0], hidden: we.Shape[1]}
-	if t, ok := r.set[positionEmbeddings]; ok && len(t.Shape) == 2 {
-		sz.positions = t.Shape[0]
-	}
-	if t, ok := r.set[tokenTypeEmbeddings]; ok && len(t.Shape) == 2 {
-		sz.types = t.Shape[0]
+	family := bert.FamilyBERT
+	if r.info.PaddingIdx >= 0 {
+		family = bert.FamilyRoBERTa
 	}
 	for name := range r.set {
-		if i, ok := layerIndex(name); ok && i+1 > sz.layers {
-			sz.layers = i + 1
+		if _, l, ok := layerIndex(name); ok && l.LayerPrefix == bert.LayoutOf(bert.FamilyDistilBERT).LayerPrefix {
+			family = bert.FamilyDistilBERT
 		}
 	}
-	if sz.layers == 0 {
-		return fmt.Errorf("the graph has no encoder layers (no \"encoder.layer.N.*\" weights)")
+	mpnet := bert.LayoutOf(bert.FamilyMPNet)
+	if _, ok := r.set[mpnet.RelativeAttentionBias]; ok {
+		family = bert.FamilyMPNet
 	}
-	if t, ok := r.set[layerName(0, "intermediate.dense.weight")]; ok && len(t.Shape) == 2 {
-		sz.intermediate = t.Shape[0]
+	switch {
+	case family == bert.FamilyDistilBERT && r.info.PaddingIdx >= 0:
+		return fmt.Errorf("the graph has DistilBERT's weights but counts position ids from padding index %d; DistilBERT's are 0, 1, 2, ...", r.info.PaddingIdx)
+	case family == bert.FamilyMPNet && r.info.PaddingIdx != 1:
+		return fmt.Errorf("the graph has MPNet's weights but its position ids are not counted from padding index 1 as MPNet's are (found %d; -1: 0, 1, 2, ...)", r.info.PaddingIdx)
 	}
-	_, sz.pooler = r.set[poolerDense+".weight"]
-	want := sz.expected()
+	cfg := bert.Config{ModelType: string(family), VocabSize: we.Shape[0], HiddenSize: we.Shape[1], PadTokenID: max(r.info.PaddingIdx, 0)}
+	l := cfg.Layout()
+	if t, ok := r.set[l.PositionEmbeddings]; ok && len(t.Shape) == 2 {
+		cfg.MaxPositionEmbeddings = t.Shape[0]
+	}
+	if t, ok := r.set[l.TokenTypeEmbeddings]; ok && l.TokenTypeEmbeddings != "" && len(t.Shape) == 2 {
+		cfg.TypeVocabSize = t.Shape[0]
+	}
+	if t, ok := r.set[l.RelativeAttentionBias]; ok && l.RelativeAttentionBias != "" && len(t.Shape) == 2 {
+		cfg.RelativeAttentionNumBuckets, cfg.NumAttentionHeads = t.Shape[0], t.Shape[1]
+	}
+	for name := range r.set {
+		if i, _, ok := layerIndex(name); ok && i+1 > cfg.NumHiddenLayers {
+			cfg.NumHiddenLayers = i + 1
+		}
+	}
+	if cfg.NumHiddenLayers == 0 {
+		return fmt.Errorf("the graph has no encoder layers (no \"%sN.*\" weights)", l.LayerPrefix)
+	}
+	if t, ok := r.set[l.Layer(0)+l.Intermediate+".weight"]; ok && len(t.Shape) == 2 {
+		cfg.IntermediateSize = t.Shape[0]
+	}
+	_, pooler := r.set[l.Pooler+".weight"]
+	pooler = pooler && l.Pooler != ""
+	want := cfg.TensorShapes(pooler)
 	for _, name := range sortedNames(want) {
 		if _, err := r.set.Get(name, want[name]...); err != nil {
-			return fmt.Errorf("BERT weights with hidden size %d and %d layers: %w", sz.hidden, sz.layers, err)
+			return fmt.Errorf("%s weights with hidden size %d and %d layers: %w", family, cfg.HiddenSize, cfg.NumHiddenLayers, err)
 		}
 	}
 	for _, name := range r.set.Names() {
 		if _, ok := want[name]; !ok {
-			return fmt.Errorf("weight %q (from initializer %q) does not belong to a BERT encoder with %d layers", name, r.source[name], sz.layers)
+			return fmt.Errorf("weight %q (from initializer %q) does not belong to a %s encoder with %d layers", name, r.source[name], family, cfg.NumHiddenLayers)
 		}
 	}
 	for _, out := range r.g.Outputs {
-		if out.Name == LastHiddenState && len(out.Dims) == 3 && out.Dims[2].Value != 0 && out.Dims[2].Value != int64(sz.hidden) {
-			return fmt.Errorf("graph output %q has last dimension %d, expected the hidden size %d", out.Name, out.Dims[2].Value, sz.hidden)
+		if out.Name == LastHiddenState && len(out.Dims) == 3 && out.Dims[2].Value != 0 && out.Dims[2].Value != int64(cfg.HiddenSize) {
+			return fmt.Errorf("graph output %q has last dimension %d, expected the hidden size %d", out.Name, out.Dims[2].Value, cfg.HiddenSize)
 		}
 	}
-	r.info.Vocab, r.info.Hidden, r.info.Layers = sz.vocab, sz.hidden, sz.layers
-	r.info.Intermediate, r.info.MaxPositions, r.info.TypeVocab = sz.intermediate, sz.positions, sz.types
-	r.info.Pooler = sz.pooler
+	if cfg.MaxTokens() <= 0 {
+		return fmt.Errorf("the graph's position ids start at %d, past its %d positions", cfg.PositionOffset(), cfg.MaxPositionEmbeddings)
+	}
+	in := r.info
+	in.Family = family
+	in.Vocab, in.Hidden, in.Layers = cfg.VocabSize, cfg.HiddenSize, cfg.NumHiddenLayers
+	in.Intermediate, in.MaxPositions, in.TypeVocab = cfg.IntermediateSize, cfg.MaxPositionEmbeddings, cfg.TypeVocabSize
+	in.Buckets, in.Heads = cfg.RelativeAttentionNumBuckets, cfg.NumAttentionHeads
+	in.Pooler = pooler
 	return nil
 }
 
-// checkActivations checks that the feed-forward activation is the exact,
-// erf-based GELU: one Erf (or Gelu) per layer, and no Tanh outside the
-// pooler (tanh-approximated GELU differs from what BERT computes).
-func (r *reader) checkActivations() error {
-	gelu, tanh := 0, 0
+// readPositions tells how the graph computes its position ids: 0, 1,
+// 2, ... unless it has a CumSum, which counts the tokens that are not
+// padding; the padding index is then the constant input_ids is compared
+// with (Equal), which Info.PaddingIdx records.
+func (r *reader) readPositions() error {
+	var cumsums []*Node
 	for _, n := range r.g.Nodes {
-		switch n.OpType {
-		case "Erf", "Gelu":
-			gelu++
-		case "Tanh":
-			tanh++
+		if n.OpType == "CumSum" {
+			cumsums = append(cumsums, n)
 		}
 	}
-	if gelu != r.info.Layers {
-		return fmt.Errorf("the graph has %d Erf/Gelu nodes for %d layers; only BERT's exact GELU (one per layer) is supported", gelu, r.info.Layers)
+	if len(cumsums) == 0 {
+		return nil
 	}
-	allowed := 0
+	if len(cumsums) > 1 {
+		return fmt.Errorf("the graph has %d CumSum nodes; position ids counted from a padding index need one", len(cumsums))
+	}
+	if len(cumsums[0].Inputs) != 2 {
+		return fmt.Errorf("%s has %d inputs, expected 2", cumsums[0], len(cumsums[0].Inputs))
+	}
+	if ax, ok := r.scalarInt(cumsums[0].Inputs[1]); !ok || (ax != 1 && ax != -1) {
+		return fmt.Errorf("%s: the cumulative sum must run over the sequence axis (1)", cumsums[0])
+	}
+	pad, found := int64(0), false
+	for _, n := range r.consumers[InputIDs] {
+		if n.OpType != "Equal" || len(n.Inputs) != 2 {
+			continue
+		}
+		other := n.Inputs[1]
+		if other == InputIDs {
+			other = n.Inputs[0]
+		}
+		v, ok := r.scalarInt(other)
+		if !ok {
+			continue
+		}
+		if found && v != pad {
+			return fmt.Errorf("the graph compares input_ids with two padding indexes, %d and %d", pad, v)
+		}
+		pad, found = v, true
+	}
+	if !found {
+		return fmt.Errorf("%s: the graph counts position ids with a cumulative sum but compares input_ids with no constant padding index (Equal)", cumsums[0])
+	}
+	if pad < 0 || pad > 1<<20 {
+		return fmt.Errorf("the graph's padding index %d is out of range", pad)
+	}
+	r.info.PaddingIdx = int(pad)
+	return nil
+}
+
+// checkRelativeBuckets checks that an MPNet graph takes its relative-
+// position buckets from a precomputed table as Export writes it: the
+// bias table is gathered with indices gathered from an int64 table T by
+// (key - query) + C, where T[C+d] is bert.RelativePositionBucket(d) for
+// every distance d a sequence of the graph's length can have.
+func (r *reader) checkRelativeBuckets() error {
+	if r.info.Family != bert.FamilyMPNet {
+		return nil
+	}
+	name := r.source[bert.LayoutOf(bert.FamilyMPNet).RelativeAttentionBias]
+	var gathers []*Node
+	for _, n := range r.consumers[name] {
+		if n.OpType == "Gather" && len(n.Inputs) == 2 && n.Inputs[0] == name {
+			gathers = append(gathers, n)
+		}
+	}
+	refuse := func(why string) error {
+		return fmt.Errorf("MPNet graph: the relative-position buckets are not computed as dreval's export does (%s); export the model with \"dreval model export-onnx\"", why)
+	}
+	if len(gathers) != 1 {
+		return refuse(fmt.Sprintf("%d Gather nodes read %q", len(gathers), name))
+	}
+	idx := r.producer[gathers[0].Inputs[1]]
+	if idx == nil || idx.OpType != "Gather" || len(idx.Inputs) != 2 {
+		return refuse("the bias is not gathered by bucket")
+	}
+	table := r.inits[idx.Inputs[0]]
+	if table == nil {
+		return refuse("no bucket table")
+	}
+	buckets, err := table.Int64()
+	if err != nil || len(table.Dims) != 1 {
+		return refuse("the bucket table is not a list of integers")
+	}
+	add := r.producer[idx.Inputs[1]]
+	if add == nil || add.OpType != "Add" || len(add.Inputs) != 2 {
+		return refuse("the bucket index is not a distance plus an offset")
+	}
+	off, ok := r.scalarInt(add.Inputs[1])
+	if !ok {
+		return refuse("the bucket index is not a distance plus a constant offset")
+	}
+	if sub := r.producer[add.Inputs[0]]; sub == nil || sub.OpType != "Sub" {
+		return refuse("the distance is not a difference of positions")
+	}
+	n := int64(r.info.MaxTokens())
+	if int64(len(buckets)) != 2*off+1 || off+1 < n {
+		return refuse(fmt.Sprintf("a table of %d buckets with offset %d does not cover the distances of %d tokens", len(buckets), off, n))
+	}
+	for i, b := range buckets {
+		if want := bert.RelativePositionBucket(i - int(off)); b != int64(want) {
+			return refuse(fmt.Sprintf("distance %d has bucket %d, MPNet's is %d", i-int(off), b, want))
+		}
+	}
+	return nil
+}
+
+// checkActivations checks that the feed-forward activation is one the
+// encoder supports, once per layer: the exact, erf-based GELU (Erf, or
+// Gelu without approximation), the tanh approximation (Tanh, or Gelu with
+// approximate = tanh) or ReLU; Tanh is otherwise allowed only in the
+// pooler.
+func (r *reader) checkActivations() error {
+	erf, tanh, relu, geluTanh := 0, 0, 0, 0
+	for _, n := range r.g.Nodes {
+		switch n.OpType {
+		case "Erf":
+			erf++
+		case "Gelu":
+			if a := n.Attr("approximate"); a != nil && a.S == "tanh" {
+				geluTanh++
+			} else {
+				erf++
+			}
+		case "Tanh":
+			tanh++
+		case "Relu":
+			relu++
+		}
+	}
+	L := r.info.Layers
 	if r.info.Pooler {
-		allowed = 1
+		tanh--
 	}
-	if tanh > allowed {
-		return fmt.Errorf("the graph has %d Tanh nodes; tanh-approximated activations are not supported", tanh)
+	switch {
+	case erf == L && tanh == 0 && relu == 0 && geluTanh == 0:
+		r.info.Activation = "gelu"
+	case tanh+geluTanh == L && erf == 0 && relu == 0:
+		r.info.Activation = "gelu_new"
+	case relu == L && erf == 0 && tanh == 0 && geluTanh == 0:
+		r.info.Activation = "relu"
+	default:
+		return fmt.Errorf("the graph has %d Erf/Gelu, %d Tanh and %d Relu nodes (pooler aside) for %d layers; one activation per layer is supported: exact GELU, tanh-approximated GELU or ReLU", erf+geluTanh, max(tanh, 0), relu, L)
 	}
 	return nil
 }
@@ -518,27 +790,19 @@ func (r *reader) checkActivations() error {
 // readHyperparameters fills Info.Heads and Info.Epsilon from constants in
 // the graph, where it can.
 func (r *reader) readHyperparameters() {
-	consts := map[string]*Tensor{}
-	for name, t := range r.inits {
-		consts[name] = t
-	}
-	for _, n := range r.g.Nodes {
-		if n.OpType == "Constant" && len(n.Outputs) == 1 {
-			if a := n.Attr("value"); a != nil && a.T != nil {
-				consts[n.Outputs[0]] = a.T
-			}
-		}
-	}
 	h := r.info.Hidden
 	heads := map[int]bool{}
+	if r.info.Heads > 0 { // MPNet's bias table
+		heads[r.info.Heads] = true
+	}
 	var eps []float64
 	for _, n := range r.g.Nodes {
 		switch n.OpType {
 		case "Reshape":
-			if len(n.Inputs) < 2 || consts[n.Inputs[1]] == nil {
+			if len(n.Inputs) < 2 || r.consts[n.Inputs[1]] == nil {
 				continue
 			}
-			v, err := consts[n.Inputs[1]].Int64()
+			v, err := r.consts[n.Inputs[1]].Int64()
 			if err == nil && len(v) == 4 && v[2] > 0 && v[3] > 0 && v[2]*v[3] == int64(h) {
 				heads[int(v[2])] = true
 			}
@@ -553,20 +817,20 @@ func (r *reader) readHyperparameters() {
 			if len(n.Inputs) != 1 {
 				continue
 			}
-			for _, p := range r.g.Nodes {
-				if p.OpType != "Add" || len(p.Outputs) != 1 || p.Outputs[0] != n.Inputs[0] {
-					continue
-				}
-				for _, in := range p.Inputs {
-					if c := consts[in]; c != nil {
-						if v, err := c.Float32(); err == nil && len(v) == 1 {
-							eps = append(eps, float64(v[0]))
-						}
+			p := r.producer[n.Inputs[0]]
+			if p == nil || p.OpType != "Add" {
+				continue
+			}
+			for _, in := range p.Inputs {
+				if c := r.consts[in]; c != nil {
+					if v, err := c.Float32(); err == nil && len(v) == 1 {
+						eps = append(eps, float64(v[0]))
 					}
 				}
 			}
 		}
 	}
+	r.info.Heads = 0
 	if len(heads) == 1 {
 		for k := range heads {
 			r.info.Heads = k
@@ -578,4 +842,33 @@ func (r *reader) readHyperparameters() {
 			r.info.Epsilon = eps[0]
 		}
 	}
+}
+
+// Config returns the configuration the graph implies: its family (as a
+// model_type: bert, roberta, distilbert or mpnet), sizes, padding index,
+// activation (gelu when unknown), head count and layer-norm epsilon.
+// Heads and LayerNormEps
+// are 0 where the graph does not say them, which Config.Validate refuses:
+// config.json must then supply them.
+func (in *Info) Config() bert.Config {
+	c := bert.Config{
+		ModelType:                   string(in.Family),
+		VocabSize:                   in.Vocab,
+		HiddenSize:                  in.Hidden,
+		NumHiddenLayers:             in.Layers,
+		NumAttentionHeads:           in.Heads,
+		IntermediateSize:            in.Intermediate,
+		HiddenAct:                   in.Activation,
+		MaxPositionEmbeddings:       in.MaxPositions,
+		TypeVocabSize:               in.TypeVocab,
+		LayerNormEps:                in.Epsilon,
+		RelativeAttentionNumBuckets: in.Buckets,
+	}
+	if in.PaddingIdx >= 0 {
+		c.PadTokenID = in.PaddingIdx
+	}
+	if c.HiddenAct == "" {
+		c.HiddenAct = "gelu"
+	}
+	return c
 }

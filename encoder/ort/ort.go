@@ -1,8 +1,9 @@
 // Package ort embeds token ids with ONNX Runtime, the native engine for
 // encoding large corpora quickly.
 //
-// It runs a BERT encoder graph in the standard layout (as written by
-// "dreval model export-onnx"; see package onnx) through
+// It runs an encoder graph of any family package bert runs (BERT,
+// RoBERTa/XLM-RoBERTa, DistilBERT, MPNet) in the standard layout (as
+// written by "dreval model export-onnx"; see package onnx) through
 // github.com/yalue/onnxruntime_go, which loads the ONNX Runtime shared
 // library (libonnxruntime.so.1, version 1.24.1 or newer) at run time;
 // scripts/setup-ort.sh installs it under DefaultLibPath. The engine needs

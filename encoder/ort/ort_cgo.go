@@ -13,6 +13,7 @@ import (
 	ortgo "github.com/yalue/onnxruntime_go"
 
 	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
 )
 
@@ -64,10 +65,11 @@ func Version() string {
 	return ortgo.GetVersion()
 }
 
-// Embedder runs a BERT ONNX graph in ONNX Runtime, then its Head (the
-// pooling, dense layers and normalisation the pure-Go engine runs too).
-// It implements encoder.Embedder, encoder.HeadEmbedder and
-// encoder.VocabSizer. Its methods may be called from several goroutines.
+// Embedder runs an encoder's ONNX graph (any family package onnx reads)
+// in ONNX Runtime, then its Head (the pooling, dense layers and
+// normalisation the pure-Go engine runs too). It implements
+// encoder.Embedder, encoder.HeadEmbedder and encoder.VocabSizer. Its
+// methods may be called from several goroutines.
 type Embedder struct {
 	// Head turns the graph's hidden states into the embedding (New sets
 	// mean pooling, normalised).
@@ -79,20 +81,22 @@ type Embedder struct {
 	// Progress, when not nil, is called after each batch.
 	Progress encoder.Progress
 
-	sess         *ortgo.DynamicAdvancedSession
-	inputNames   []string
-	info         *onnx.Info
-	threads      int
-	closeOnce    sync.Once
-	closeErr     error
-	tokenTypeIDs bool
+	sess       *ortgo.DynamicAdvancedSession
+	inputNames []string
+	outputs    int // 1, or 2 with pooler_output
+	info       *onnx.Info
+	threads    int
+	closeOnce  sync.Once
+	closeErr   error
 }
 
 // New loads the ONNX Runtime library at libPath (see Available) and opens
 // the ONNX model at onnxPath with threads intra-op threads (0: ONNX
 // Runtime's default, one per core). The model must pass onnx.ReadWeights'
-// checks: a standard BERT encoder graph. The embedder pools by mean and
-// normalises; set Head to change it.
+// checks: a standard encoder graph of one of the families. The inputs
+// fed are the graph's own (Info.Inputs); the outputs read are
+// last_hidden_state and, where the graph has it, pooler_output. The
+// embedder pools by mean and normalises; set Head to change it.
 func New(onnxPath, libPath string, threads int) (*Embedder, error) {
 	if threads < 0 {
 		return nil, fmt.Errorf("ort: thread count %d is negative", threads)
@@ -125,17 +129,18 @@ func New(onnxPath, libPath string, threads int) (*Embedder, error) {
 			return nil, fmt.Errorf("ort: %w", err)
 		}
 	}
-	inputs := []string{onnx.InputIDs, onnx.AttentionMask}
-	if info.TokenTypeInput {
-		inputs = append(inputs, onnx.TokenTypeIDs)
+	inputs := append([]string(nil), info.Inputs...)
+	outputs := []string{onnx.LastHiddenState}
+	if info.Pooler {
+		outputs = append(outputs, onnx.PoolerOutput)
 	}
-	sess, err := ortgo.NewDynamicAdvancedSessionWithONNXData(data, inputs, []string{onnx.LastHiddenState}, opts)
+	sess, err := ortgo.NewDynamicAdvancedSessionWithONNXData(data, inputs, outputs, opts)
 	if err != nil {
 		return nil, fmt.Errorf("ort: ONNX Runtime cannot open %s: %w", onnxPath, err)
 	}
 	return &Embedder{
-		Head: &encoder.Head{Pooling: encoder.Mean, Normalize: true}, sess: sess, inputNames: inputs, info: info,
-		threads: threads, tokenTypeIDs: info.TokenTypeInput,
+		Head: &encoder.Head{Pooling: encoder.Mean, Normalize: true}, sess: sess, inputNames: inputs,
+		outputs: len(outputs), info: info, threads: threads,
 	}, nil
 }
 
@@ -155,7 +160,7 @@ func (e *Embedder) HeadOf() *encoder.Head { return e.Head }
 // WithHead implements encoder.HeadEmbedder: a copy sharing the session.
 func (e *Embedder) WithHead(h *encoder.Head) encoder.Embedder {
 	return &Embedder{Head: h, BatchSize: e.BatchSize, BatchTokens: e.BatchTokens, Progress: e.Progress,
-		sess: e.sess, inputNames: e.inputNames, info: e.info, threads: e.threads, tokenTypeIDs: e.tokenTypeIDs}
+		sess: e.sess, inputNames: e.inputNames, outputs: e.outputs, info: e.info, threads: e.threads}
 }
 
 // VocabSize returns the size of the model's vocabulary.
@@ -203,7 +208,7 @@ func (e *Embedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 		for j, i := range batch {
 			seqs[j] = ids[i]
 		}
-		hidden, err := e.run(seqs)
+		hidden, _, err := e.run(seqs)
 		if err != nil {
 			return nil, err
 		}
@@ -225,6 +230,25 @@ func (e *Embedder) Forward(seqs [][]int32) ([][]float32, error) {
 	if err := e.check(seqs); err != nil {
 		return nil, err
 	}
+	hidden, _, err := e.run(seqs)
+	return hidden, err
+}
+
+// HasPooler reports whether the graph has a pooler_output (the checkpoint
+// had pooler weights).
+func (e *Embedder) HasPooler() bool { return e.info != nil && e.info.Pooler }
+
+// ForwardPooled runs the graph on one batch and returns, besides what
+// Forward does, its pooler_output: tanh(W·h₀ + b) of each sequence, as
+// bert.Model.Pooled computes. Without a pooler it returns
+// bert.ErrNoPooler.
+func (e *Embedder) ForwardPooled(seqs [][]int32) (hidden, pooled [][]float32, err error) {
+	if err := e.check(seqs); err != nil {
+		return nil, nil, err
+	}
+	if !e.HasPooler() {
+		return nil, nil, bert.ErrNoPooler
+	}
 	return e.run(seqs)
 }
 
@@ -238,7 +262,10 @@ func (e *Embedder) check(seqs [][]int32) error {
 		if len(ids) == 0 {
 			return fmt.Errorf("ort: sequence %d has no ids (an empty text still has [CLS] and [SEP])", s)
 		}
-		if len(ids) > e.info.MaxPositions {
+		if n := e.info.MaxTokens(); len(ids) > n {
+			if n != e.info.MaxPositions {
+				return fmt.Errorf("ort: sequence %d has %d tokens, more than the model's %d (its %d positions start at %d)", s, len(ids), n, e.info.MaxPositions, e.info.PaddingIdx+1)
+			}
 			return fmt.Errorf("ort: sequence %d has %d tokens, more than the model's %d positions", s, len(ids), e.info.MaxPositions)
 		}
 		for p, id := range ids {
@@ -250,20 +277,27 @@ func (e *Embedder) check(seqs [][]int32) error {
 	return nil
 }
 
-// run pads seqs into one batch, runs the session and unpads the output.
-func (e *Embedder) run(seqs [][]int32) ([][]float32, error) {
+// run pads seqs into one batch (input_ids with Info.PadID, masked out),
+// runs the session and unpads the output; pooled is nil without a
+// pooler.
+func (e *Embedder) run(seqs [][]int32) (hidden, pooled [][]float32, err error) {
 	if len(seqs) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	n, width := len(seqs), 0
 	for _, s := range seqs {
 		width = max(width, len(s))
 	}
+	pad := e.info.PadID()
 	idData := make([]int64, n*width)
 	maskData := make([]int64, n*width)
 	for i, s := range seqs {
+		row := idData[i*width : (i+1)*width]
+		for j := range row {
+			row[j] = pad
+		}
 		for j, id := range s {
-			idData[i*width+j] = int64(id)
+			row[j] = int64(id)
 			maskData[i*width+j] = 1
 		}
 	}
@@ -274,31 +308,60 @@ func (e *Embedder) run(seqs [][]int32) ([][]float32, error) {
 			v.Destroy()
 		}
 	}()
-	for _, d := range [][]int64{idData, maskData, make([]int64, n*width)}[:len(e.inputNames)] {
+	for _, name := range e.inputNames {
+		var d []int64
+		switch name {
+		case onnx.InputIDs:
+			d = idData
+		case onnx.AttentionMask:
+			d = maskData
+		default: // token_type_ids: type 0
+			d = make([]int64, n*width)
+		}
 		t, err := ortgo.NewTensor(shape, d)
 		if err != nil {
-			return nil, fmt.Errorf("ort: input tensor: %w", err)
+			return nil, nil, fmt.Errorf("ort: input tensor %s: %w", name, err)
 		}
 		values = append(values, t)
 	}
-	outputs := []ortgo.Value{nil}
+	outputs := make([]ortgo.Value, e.outputs)
 	if err := e.sess.Run(values, outputs); err != nil {
-		return nil, fmt.Errorf("ort: ONNX Runtime run on %d sequences of up to %d tokens: %w", n, width, err)
+		return nil, nil, fmt.Errorf("ort: ONNX Runtime run on %d sequences of up to %d tokens: %w", n, width, err)
 	}
-	defer outputs[0].Destroy()
+	defer func() {
+		for _, o := range outputs {
+			if o != nil {
+				o.Destroy()
+			}
+		}
+	}()
 	hiddenT, ok := outputs[0].(*ortgo.Tensor[float32])
 	if !ok {
-		return nil, fmt.Errorf("ort: %s is %T, expected a float32 tensor", onnx.LastHiddenState, outputs[0])
+		return nil, nil, fmt.Errorf("ort: %s is %T, expected a float32 tensor", onnx.LastHiddenState, outputs[0])
 	}
 	dim := e.Dim()
 	if got := hiddenT.GetShape(); len(got) != 3 || got[0] != int64(n) || got[1] != int64(width) || got[2] != int64(dim) {
-		return nil, fmt.Errorf("ort: %s has shape %v, expected [%d %d %d]", onnx.LastHiddenState, got, n, width, dim)
+		return nil, nil, fmt.Errorf("ort: %s has shape %v, expected [%d %d %d]", onnx.LastHiddenState, got, n, width, dim)
 	}
 	all := hiddenT.GetData()
-	out := make([][]float32, n)
+	hidden = make([][]float32, n)
 	for i, s := range seqs {
 		base := i * width * dim
-		out[i] = append([]float32(nil), all[base:base+len(s)*dim]...)
+		hidden[i] = append([]float32(nil), all[base:base+len(s)*dim]...)
 	}
-	return out, nil
+	if e.outputs > 1 {
+		pooledT, ok := outputs[1].(*ortgo.Tensor[float32])
+		if !ok {
+			return nil, nil, fmt.Errorf("ort: %s is %T, expected a float32 tensor", onnx.PoolerOutput, outputs[1])
+		}
+		if got := pooledT.GetShape(); len(got) != 2 || got[0] != int64(n) || got[1] != int64(dim) {
+			return nil, nil, fmt.Errorf("ort: %s has shape %v, expected [%d %d]", onnx.PoolerOutput, got, n, dim)
+		}
+		flat := append([]float32(nil), pooledT.GetData()...)
+		pooled = make([][]float32, n)
+		for i := range pooled {
+			pooled[i] = flat[i*dim : (i+1)*dim : (i+1)*dim]
+		}
+	}
+	return hidden, pooled, nil
 }

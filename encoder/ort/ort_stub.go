@@ -27,6 +27,14 @@ func (e *Embedder) EmbedIDs(ids [][]int32) ([][]float32, error) { return nil, Er
 // Forward returns ErrNotCompiled.
 func (e *Embedder) Forward(seqs [][]int32) ([][]float32, error) { return nil, ErrNotCompiled }
 
+// HasPooler returns false.
+func (e *Embedder) HasPooler() bool { return false }
+
+// ForwardPooled returns ErrNotCompiled.
+func (e *Embedder) ForwardPooled(seqs [][]int32) (hidden, pooled [][]float32, err error) {
+	return nil, nil, ErrNotCompiled
+}
+
 // Dim returns 0.
 func (e *Embedder) Dim() int { return 0 }
 

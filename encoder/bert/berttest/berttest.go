@@ -1,6 +1,8 @@
-// Package berttest makes small random BERT weights for tests that need no
-// installed model. It does not import package bert, so that bert's own
-// tests can use it.
+// Package berttest makes small random weights for tests that need no
+// installed model: Weights for a plain BERT tensor set, New for a whole
+// checkpoint of any supported family in the layout its authors publish
+// (config.json and tensor names, heads and prefixes included). It does
+// not import package bert, so that bert's own tests can use it.
 package berttest
 
 import (
@@ -10,10 +12,12 @@ import (
 	"github.com/dreval/dreval/encoder/tensor"
 )
 
-// Sizes are a BERT model's sizes (the fields of bert.Config that shape
-// its weights).
+// Sizes are a model's sizes (the fields of bert.Config that shape its
+// weights). Positions is max_position_embeddings; Heads and Buckets
+// (MPNet's relative-position buckets) matter to New, not to Weights.
 type Sizes struct {
 	Vocab, Hidden, Layers, Intermediate, Positions, TypeVocab int
+	Heads, Buckets                                            int
 }
 
 // Weights returns random weights of a BERT encoder with sizes s under
