@@ -181,6 +181,29 @@ func (e *Encoder) Head() *Head { return e.head }
 // Layout names where the model's head came from (see Settings.Layout).
 func (e *Encoder) Layout() string { return e.layout }
 
+// Describe says in one line how the encoder embeds a text: its head (the
+// pooling and the layers after it) and where the head came from, its
+// maximum length, its prompt, lower-casing.
+func (e *Encoder) Describe() string {
+	d := "static token table, mean, normalized"
+	if e.head != nil {
+		d = e.head.String()
+		if e.layout != "" {
+			d += " (" + e.layout + ")"
+		}
+	}
+	if e.maxLen > 0 {
+		d += fmt.Sprintf(", max %d tokens", e.maxLen)
+	}
+	if e.prompt != "" {
+		d += fmt.Sprintf(", prompt %q", e.prompt)
+	}
+	if e.lowercase {
+		d += ", lower-cased"
+	}
+	return d
+}
+
 // Lowercase reports whether texts are lower-cased before tokenization.
 func (e *Encoder) Lowercase() bool { return e.lowercase }
 

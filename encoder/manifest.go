@@ -70,6 +70,24 @@ func ReadManifest(d Dir) (*Manifest, error) {
 	return m, nil
 }
 
+// Towers returns the folders of a retriever in d whose dreval.json is m:
+// the query and the document tower's; d itself for both when m is nil or
+// leaves a field empty.
+func (m *Manifest) Towers(d Dir) (query, document Dir) {
+	if m == nil {
+		return d, d
+	}
+	return towerDir(d, m.Query), towerDir(d, m.Document)
+}
+
+// towerDir is the folder rel names relative to d ("" and "." are d).
+func towerDir(d Dir, rel string) Dir {
+	if rel == "" || rel == "." {
+		return d
+	}
+	return d.Sub(rel)
+}
+
 // ParseManifest parses a dreval.json's contents b; name names the file
 // in errors. Unknown fields are an error (a misspelt setting must not be
 // ignored).

@@ -279,13 +279,7 @@ func openTower(name string, d encoder.Dir, e *encoder.Encoder, info engine.Info)
 		Dir:         d.Name(),
 		Prompt:      e.Prompt(),
 		MaxLength:   e.MaxLength(),
-		Description: "static token table, mean, normalized",
-	}
-	if h := e.Head(); h != nil {
-		t.Description = h.String()
-		if e.Layout() != "" {
-			t.Description += " (" + e.Layout() + ")"
-		}
+		Description: e.Describe(),
 	}
 	return t, nil
 }

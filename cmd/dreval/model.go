@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/encoder/modelstore"
 	"github.com/dreval/dreval/internal/progress"
 )
@@ -256,6 +257,9 @@ func runModelList(env *cliEnv, fs *flag.FlagSet, args []string) error {
 			fmt.Fprintf(env.stdout, "%s%s\n", indent, line)
 		}
 		fmt.Fprintf(env.stdout, "%s%s\n", indent, cardLine(m.Card))
+		if strings.HasPrefix(state, "installed") {
+			fmt.Fprintf(env.stdout, "%s%s\n", indent, loadsAs(in.Path(m)))
+		}
 		for _, r := range m.Hub {
 			if r.Pickle != "" {
 				fmt.Fprintf(env.stdout, "%sweights: %s only, as far as the catalogue knows (a PyTorch pickle, which dreval cannot read): \"dreval model get %s\" stops with an error unless the Hub lists model.safetensors\n", indent, r.Pickle, m.Name)
@@ -277,9 +281,23 @@ func runModelList(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		}
 	}
 	if len(others) > 0 {
-		fmt.Fprintf(env.stdout, "also in %s (not from the catalogue): %s\n", *dir, strings.Join(others, ", "))
+		fmt.Fprintf(env.stdout, "also in %s (not from the catalogue):\n", *dir)
+		for _, name := range others {
+			fmt.Fprintf(env.stdout, "%-20s %s\n", name, loadsAs(filepath.Join(*dir, name)))
+		}
 	}
 	return nil
+}
+
+// loadsAs says what the model in dir is as dreval loads it (the pure-Go
+// engine): Retriever.Describe, or why it does not load.
+func loadsAs(dir string) string {
+	r, err := engine.OpenRetriever(encoder.OSDir(dir), engine.RetrieverOptions{Options: engine.Options{Engine: engine.Go}})
+	if err != nil {
+		return "does not load: " + err.Error()
+	}
+	defer r.Close()
+	return "loads as: " + r.Describe()
 }
 
 // cardLine is one line of what a catalogue model is: towers, architecture,

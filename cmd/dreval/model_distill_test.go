@@ -199,7 +199,7 @@ func TestModelDistillErrors(t *testing.T) {
 		{[]string{"-model", src, "-sif", "-1"}, 2, "-sif must not be negative"},
 		{[]string{"-model", src, "-out", src}, 1, "is the source model's directory"},
 		{[]string{"-model", src, "-out", out, "-engine", "ort", "-ort-lib", "/nonexistent/libonnxruntime.so.1"}, 1, "engine ort: "},
-		{[]string{"-model", filepath.Join(src, "nope"), "-out", out}, 1, "a model directory?"},
+		{[]string{"-model", filepath.Join(src, "nope"), "-out", out}, 1, "not a model directory (it has no config.json"},
 		{[]string{"-model", src, "extra"}, 2, "unexpected arguments"},
 	} {
 		code, _, errOut := runCLI(t, "", append([]string{"model", "distill"}, c.args...)...)

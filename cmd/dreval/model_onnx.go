@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/dreval/dreval/encoder"
@@ -28,7 +29,9 @@ var modelExportONNX = modelSub{
 // weights, writes the ONNX graph of its encoder (the backbone, found under
 // its prefix; heads stay in the safetensors file), then reads the file
 // back with dreval's own ONNX reader and checks that every backbone
-// tensor came back unchanged.
+// tensor came back unchanged. A two-tower folder has each tower exported
+// next to its weights, a sentence-transformers folder its Transformer
+// module.
 func runModelExportONNX(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	models := modelsDirFlag(fs)
 	model := fs.String("model", "", "installed model `name` (under -models) or model directory")
@@ -50,10 +53,55 @@ func runModelExportONNX(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *out == "" {
-		*out = filepath.Join(dir, "model.onnx")
+	towers, err := exportFolders(dir)
+	if err != nil {
+		return err
 	}
+	if *out != "" && len(towers) > 1 {
+		return usageErrorf("-out names one file, but %s has two towers (%s and %s); leave -out out to write each tower's model.onnx next to its weights", dir, towers[0], towers[1])
+	}
+	for _, t := range towers {
+		file := *out
+		if file == "" {
+			file = filepath.Join(t, "model.onnx")
+		}
+		if err := exportTower(env, t, file, *opset); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
+// exportFolders returns the folders whose transformer export-onnx writes:
+// the transformer folder of each tower of a two-tower folder (its
+// dreval.json's query and document folders), or of dir itself.
+func exportFolders(dir string) ([]string, error) {
+	d := encoder.OSDir(dir)
+	man, err := encoder.ReadManifest(d)
+	if err != nil {
+		return nil, err
+	}
+	q, doc := man.Towers(d)
+	var out []string
+	for _, t := range []encoder.Dir{q, doc} {
+		td, err := encoder.TransformerDir(t)
+		if err != nil {
+			return nil, err
+		}
+		p, ok := td.OSPath(".")
+		if !ok {
+			return nil, fmt.Errorf("%s is not a folder on disk", td.Name())
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// exportTower writes the ONNX graph of the transformer in dir to out and
+// checks it as runModelExportONNX says.
+func exportTower(env *cliEnv, dir, out string, opset int) error {
 	cfgPath := filepath.Join(dir, "config.json")
 	f, err := os.Open(cfgPath)
 	if err != nil {
@@ -93,31 +141,31 @@ func runModelExportONNX(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		return fmt.Errorf("%s: %w", weights, err)
 	}
 
-	m, err := onnx.Export(st.Tensors, cfg, onnx.ExportOptions{Opset: *opset, ProducerVersion: buildVersion(), Prefix: prefix})
+	m, err := onnx.Export(st.Tensors, cfg, onnx.ExportOptions{Opset: opset, ProducerVersion: buildVersion(), Prefix: prefix})
 	if err != nil {
 		return fmt.Errorf("%s: %w", weights, err)
 	}
 	data := m.Marshal()
-	if err := os.WriteFile(*out, data, 0o644); err != nil {
+	if err := os.WriteFile(out, data, 0o644); err != nil {
 		return err
 	}
 
 	back, info, err := onnx.ReadWeights(data)
 	if err != nil {
-		return fmt.Errorf("%s was written but dreval cannot read it back: %w", *out, err)
+		return fmt.Errorf("%s was written but dreval cannot read it back: %w", out, err)
 	}
 	if err := info.CheckConfig(cfg); err != nil {
-		return fmt.Errorf("%s: read back: %w", *out, err)
+		return fmt.Errorf("%s: read back: %w", out, err)
 	}
 	checked, err := sameWeights(back, backbone)
 	if err != nil {
-		return fmt.Errorf("%s: read back: %w", *out, err)
+		return fmt.Errorf("%s: read back: %w", out, err)
 	}
 	if len(heads) > 0 {
 		fmt.Fprintf(env.stdout, "left out of the graph (not the encoder's): %s\n", strings.Join(heads, ", "))
 	}
 	fmt.Fprintf(env.stdout, "wrote %s (%s, %.1f MiB, opset %d, %d layers, hidden %d, %d heads); read back: %d tensors identical to %s\n",
-		*out, cfg.Family(), float64(len(data))/(1<<20), *opset, cfg.NumHiddenLayers, cfg.HiddenSize, cfg.NumAttentionHeads, checked, filepath.Base(weights))
+		out, cfg.Family(), float64(len(data))/(1<<20), opset, cfg.NumHiddenLayers, cfg.HiddenSize, cfg.NumAttentionHeads, checked, filepath.Base(weights))
 	return nil
 }
 

@@ -93,7 +93,7 @@ func TestModelExportONNXErrors(t *testing.T) {
 		{[]string{"-model", dir, "-out", out, "-opset", "13"}, true, "-opset 13 is not supported (use 14 to 21)"},
 		{[]string{"-model", dir, "-out", out, "extra"}, true, "unexpected arguments"},
 		{[]string{"-model", "nosuchmodel", "-models", t.TempDir(), "-out", out}, false, "nosuchmodel a model directory?"},
-		{[]string{"-model", t.TempDir(), "-out", out}, false, "a model directory?"},
+		{[]string{"-model", t.TempDir(), "-out", out}, false, "not a model directory (it has no config.json"},
 	} {
 		_, _, err := runExportONNX(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -199,7 +199,8 @@ func TestModelListDescribesTheCatalogue(t *testing.T) {
 		"score dot product, max 256 tokens for documents, 64 for queries",
 		"facebook/contriever at 2bd46a25019aeea091fd42d1f0fd4801675cf699",
 		"weights: pytorch_model.bin only",
-		"also in " + models + " (not from the catalogue): my-model",
+		"also in " + models + " (not from the catalogue):\n",
+		"my-model             does not load: " + filepath.Join(models, "my-model", "config.json") + `: field "vocab_size" must be a positive integer`,
 	} {
 		if !strings.Contains(out, w) {
 			t.Errorf("list lacks %q:\n%s", w, out)

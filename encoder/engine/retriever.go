@@ -69,13 +69,8 @@ func OpenRetriever(d encoder.Dir, o RetrieverOptions) (*Retriever, error) {
 	if man == nil {
 		man = &encoder.Manifest{}
 	}
-	tower := func(rel string) encoder.Dir {
-		if rel == "" || rel == "." {
-			return d
-		}
-		return d.Sub(rel)
-	}
-	r := &Retriever{QueryDir: tower(man.Query), DocumentDir: tower(man.Document), Towers: 1}
+	r := &Retriever{Towers: 1}
+	r.QueryDir, r.DocumentDir = man.Towers(d)
 	opts := o.Options
 	if man.Pooling != "" && opts.Encoder.Pooling == "" {
 		opts.Encoder.Pooling = encoder.Pooling(man.Pooling)
@@ -152,4 +147,20 @@ func (r *Retriever) Side(side string) (*encoder.Encoder, error) {
 		return r.Document, nil
 	}
 	return nil, fmt.Errorf("side %q: want %s or %s", side, Query, Document)
+}
+
+// Describe says in one line what the retriever is: its towers, each
+// side's encoder (Encoder.Describe) and its score with where the score
+// came from.
+func (r *Retriever) Describe() string {
+	q, d := r.Query.Describe(), r.Document.Describe()
+	sides := "query and document: " + q
+	if r.Towers == 2 || q != d {
+		sides = "query: " + q + "; document: " + d
+	}
+	towers := "1 tower"
+	if r.Towers == 2 {
+		towers = "2 towers"
+	}
+	return fmt.Sprintf("%s, %d dims; %s; score %s (%s)", towers, r.Query.Dim(), sides, r.Score, r.ScoreFrom)
 }

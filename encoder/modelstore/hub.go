@@ -20,15 +20,17 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dreval/dreval/encoder"
 )
 
 // DefaultEndpoint is the Hugging Face Hub: its API and its resolve URLs,
 // https://huggingface.co/{repo}/resolve/{revision}/{file}.
 const DefaultEndpoint = "https://huggingface.co"
 
-// ManifestFile is the two-tower manifest a Hub install writes when the
-// model has a Manifest: {"query": DIR, "document": DIR, "score": "dot"}.
-const ManifestFile = "dreval.json"
+// ManifestFile is the manifest (encoder.ManifestFile) a Hub install
+// writes when the model has a Manifest.
+const ManifestFile = encoder.ManifestFile
 
 // RecordFile is what a Hub install leaves in the model directory: the
 // repositories and commits it installed and each file's size and SHA-256
@@ -74,13 +76,10 @@ type HubFile struct {
 // Pinned reports whether r names a commit rather than a branch.
 func (r HubRepo) Pinned() bool { return isCommit(r.Revision) }
 
-// Manifest is a two-tower model's ManifestFile: the folders of its query
-// and document towers, relative to the model directory, and its score.
-type Manifest struct {
-	Query    string `json:"query"`
-	Document string `json:"document"`
-	Score    string `json:"score"`
-}
+// Manifest is a model's ManifestFile: what its authors' code does that
+// its files do not say (two towers' folders, the score, the pooling,
+// each side's maximum length).
+type Manifest = encoder.Manifest
 
 // FileStatus is the progress of a Hub install in one file: the file's
 // path in the model directory, its place Index (from 1) among the Count
@@ -283,11 +282,14 @@ func (m Model) validateHub() error {
 		}
 	}
 	if mf := m.Manifest; mf != nil {
-		if !dirs[mf.Query] || !dirs[mf.Document] || mf.Query == "" || mf.Document == "" {
+		if !dirs[mf.Query] || !dirs[mf.Document] {
 			return fmt.Errorf("model %q: the manifest's towers %q and %q are not folders of its repositories", m.Name, mf.Query, mf.Document)
 		}
-		if mf.Score != "dot" && mf.Score != "cos" {
-			return fmt.Errorf("model %q: the manifest's score %q is neither dot nor cos", m.Name, mf.Score)
+		if _, err := encoder.ParseManifest(m.manifestBytes(), m.Name+" "+ManifestFile); err != nil {
+			return fmt.Errorf("model %q: %w", m.Name, err)
+		}
+		if mf.Score == "" {
+			return fmt.Errorf("model %q: the manifest names no score", m.Name)
 		}
 	}
 	return nil

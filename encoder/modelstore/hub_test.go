@@ -664,11 +664,18 @@ func TestCatalogue(t *testing.T) {
 		if !m.IsHub() {
 			continue
 		}
-		if m.Card.Towers != len(m.Hub) || (m.Card.Towers == 2) != (m.Manifest != nil) {
+		if m.Card.Towers != len(m.Hub) || (m.Card.Towers == 2) != (m.Manifest != nil && m.Manifest.Query != m.Manifest.Document) {
 			t.Errorf("%s: %d towers, %d repositories, manifest %v", m.Name, m.Card.Towers, len(m.Hub), m.Manifest)
 		}
 		if m.Manifest != nil && m.Manifest.Score != m.Card.Score {
 			t.Errorf("%s: the manifest scores by %s, the card by %s", m.Name, m.Manifest.Score, m.Card.Score)
+		}
+		queryMax := m.Card.QueryMaxLength
+		if queryMax == 0 {
+			queryMax = m.Card.MaxLength
+		}
+		if mf := m.Manifest; mf != nil && ((mf.DocumentMaxLength != 0 && mf.DocumentMaxLength != m.Card.MaxLength) || (mf.QueryMaxLength != 0 && mf.QueryMaxLength != queryMax)) {
+			t.Errorf("%s: the manifest's lengths (query %d, document %d) are not the card's (%d, %d)", m.Name, mf.QueryMaxLength, mf.DocumentMaxLength, m.Card.QueryMaxLength, m.Card.MaxLength)
 		}
 		for _, r := range m.Hub {
 			// A revision is a commit, or "main" with a source saying why.
@@ -694,7 +701,7 @@ func TestCatalogue(t *testing.T) {
 		}
 	}
 	m, _ := Lookup("dpr-nq")
-	if b := m.manifestBytes(); string(b) != "{\n  \"query\": \"question_encoder\",\n  \"document\": \"ctx_encoder\",\n  \"score\": \"dot\"\n}\n" {
+	if b := m.manifestBytes(); string(b) != "{\n  \"query\": \"question_encoder\",\n  \"document\": \"ctx_encoder\",\n  \"score\": \"dot\",\n  \"document_max_length\": 256\n}\n" {
 		t.Errorf("dpr-nq's manifest: %s", b)
 	}
 }
@@ -735,7 +742,7 @@ func TestValidateHub(t *testing.T) {
 		{"manifest score", func(m *Model) {
 			m.Hub[0].Dir = "q"
 			m.Manifest = &Manifest{Query: "q", Document: "q", Score: "l2"}
-		}, "neither dot nor cos"},
+		}, `score: similarity "l2" is not supported`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := ok()
