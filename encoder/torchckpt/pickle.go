@@ -135,6 +135,9 @@ const maxProtocol = 5
 type input struct {
 	r        *bufio.Reader
 	pos, end int64 // pos: offset of the next byte in the file
+	// base is where errors count bytes from: the start of the record
+	// (zip), or of the file (legacy).
+	base int64
 }
 
 func newInput(r io.ReaderAt, off, end int64) *input {
@@ -265,7 +268,7 @@ func opName(op byte) string {
 // load runs opcodes up to STOP and returns the value left on the stack.
 func (u *unpickler) load() (any, error) {
 	for {
-		off := u.in.pos
+		off := u.in.pos - u.in.base
 		op, err := u.in.readByte()
 		if err != nil {
 			return nil, fmt.Errorf("pickle byte %d: %w", off, err)

@@ -107,7 +107,9 @@ func (c *Checkpoint) recordInput(f *zip.File) (*input, error) {
 		if off < 0 || uint64(off) > uint64(c.size) || n > uint64(c.size-off) || f.CompressedSize64 != n {
 			return nil, fmt.Errorf("record %s: %d bytes at offset %d run past the end of the %d-byte file", f.Name, n, off, c.size)
 		}
-		return newInput(c.r, off, off+int64(n)), nil
+		in := newInput(c.r, off, off+int64(n))
+		in.base = off
+		return in, nil
 	}
 	b, err := readRecord(f, maxPickleBytes)
 	if err != nil {
