@@ -42,7 +42,7 @@ func readRecords(t *testing.T, b []byte) []record {
 
 // writeZip writes records as a zip archive, stored unless a record says
 // otherwise.
-func writeZip(t *testing.T, recs []record) []byte {
+func writeZip(t testing.TB, recs []record) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	zw := zip.NewWriter(&b)
@@ -69,7 +69,7 @@ func edit(t *testing.T, name string, f func([]record) []record) []byte {
 }
 
 // synthetic is a checkpoint made here: a pickle and its storages.
-func synthetic(t *testing.T, pickle pk, storages map[string][]byte) []byte {
+func synthetic(t testing.TB, pickle pk, storages map[string][]byte) []byte {
 	t.Helper()
 	recs := []record{{name: "archive/data.pkl", data: pickle}}
 	for k, v := range storages {

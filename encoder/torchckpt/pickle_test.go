@@ -59,18 +59,22 @@ func (p pk) stop() pk { return append(p, '.') }
 
 func proto2() pk { return pk{0x80, 2} }
 
-// unpickle runs the unpickler over b, with a persistent load that
-// makes float32 storages of the stated size.
-func unpickle(b []byte) (any, error) {
+// testUnpickler returns an unpickler over b whose persistent load makes
+// the storages the zip format's persistent ids describe, for a
+// checkpoint of c.size bytes.
+func testUnpickler(c *Checkpoint, b []byte) *unpickler {
 	storages := map[string]*storage{}
-	c := &Checkpoint{size: 1 << 30}
-	u := newUnpickler(newInput(bytes.NewReader(b), 0, int64(len(b))), func(pid tuple) (any, error) {
+	return newUnpickler(newInput(bytes.NewReader(b), 0, int64(len(b))), func(pid tuple) (any, error) {
 		if len(pid) != 5 {
 			return nil, fmt.Errorf("persistent id %s", describe(pid))
 		}
 		return c.newStorage(storages, pid[1], pid[2], pid[4])
 	})
-	return u.load()
+}
+
+// unpickle runs the unpickler over b.
+func unpickle(b []byte) (any, error) {
+	return testUnpickler(&Checkpoint{size: 1 << 30}, b).load()
 }
 
 // repr renders a value as Python would, roughly.
@@ -322,11 +326,8 @@ func TestRebuildTensorErrors(t *testing.T) {
 
 // flattenPickle unpickles b and flattens it as Open does.
 func flattenPickle(b []byte) (*Checkpoint, error) {
-	storages := map[string]*storage{}
 	c := &Checkpoint{size: 1 << 20}
-	u := newUnpickler(newInput(bytes.NewReader(b), 0, int64(len(b))), func(pid tuple) (any, error) {
-		return c.newStorage(storages, pid[1], pid[2], pid[4])
-	})
+	u := testUnpickler(c, b)
 	v, err := u.load()
 	if err != nil {
 		return nil, err
