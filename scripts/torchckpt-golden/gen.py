@@ -255,7 +255,7 @@ def write_safetensors(path, tensors):
 torch.save(sd, os.path.join(bert_out, "pytorch_model.bin"))
 torch.save(sd, os.path.join(bert_out, "pytorch_model.legacy.bin"), _use_new_zipfile_serialization=False)
 write_safetensors(os.path.join(bert_out, "model.safetensors"), sd)
-dense = collections.OrderedDict([("linear.weight", randn(4, 6) * 0.5), ("linear.bias", randn(4) * 0.1)])
+dense = collections.OrderedDict([("linear.weight", randn(4, H) * 0.5), ("linear.bias", randn(4) * 0.1)])
 torch.save(dense, os.path.join(bert_out, "dense.bin"))
 write_safetensors(os.path.join(bert_out, "dense.safetensors"), dense)
 cfg = {
