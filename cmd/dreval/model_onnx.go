@@ -11,7 +11,6 @@ import (
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
-	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 )
 
@@ -24,8 +23,9 @@ var modelExportONNX = modelSub{
 	run:     runModelExportONNX,
 }
 
-// runModelExportONNX reads a model directory's config.json and safetensors
-// weights, writes the ONNX graph, then reads the file back with dreval's
+// runModelExportONNX reads a model directory's config.json and weights
+// (safetensors or pytorch_model.bin, the first of encoder.WeightFiles
+// there), writes the ONNX graph, then reads the file back with dreval's
 // own ONNX reader and checks that every tensor came back unchanged.
 func runModelExportONNX(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	models := modelsDirFlag(fs)
@@ -62,22 +62,23 @@ func runModelExportONNX(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	weights := ""
-	for _, name := range encoder.WeightFiles() {
-		if p := filepath.Join(dir, name); fileExists(p) {
-			weights = p
+	name := ""
+	for _, n := range encoder.WeightFiles() {
+		if fileExists(filepath.Join(dir, n)) {
+			name = n
 			break
 		}
 	}
-	if weights == "" {
-		return fmt.Errorf("%s holds no safetensors weights (expected one of %v)", dir, encoder.WeightFiles())
+	if name == "" {
+		return fmt.Errorf("%s holds no weights to export (expected one of %v)", dir, encoder.WeightFiles())
 	}
-	st, err := safetensors.ReadFile(weights)
+	weights := filepath.Join(dir, name)
+	st, err := encoder.ReadWeights(encoder.OSDir(dir), name, nil)
 	if err != nil {
 		return err
 	}
 	for _, s := range st.Skipped {
-		if !strings.HasPrefix(s, "embeddings.position_ids ") && !strings.HasPrefix(s, "bert.embeddings.position_ids ") {
+		if !exportIgnores(s) {
 			return fmt.Errorf("%s: tensor %s has a type the export cannot write", weights, s)
 		}
 	}
@@ -105,6 +106,19 @@ func runModelExportONNX(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	fmt.Fprintf(env.stdout, "wrote %s (%.1f MiB, opset %d, %d layers, hidden %d, %d heads); read back: %d tensors identical to %s\n",
 		*out, float64(len(data))/(1<<20), *opset, cfg.NumHiddenLayers, cfg.HiddenSize, cfg.NumAttentionHeads, checked, filepath.Base(weights))
 	return nil
+}
+
+// exportIgnores reports whether a tensor the weights reader skipped
+// (named with its type, "embeddings.position_ids (I64)") is one the
+// graph does without: the integer buffers of a BERT checkpoint, position
+// and token type ids, which the graph's inputs replace.
+func exportIgnores(skipped string) bool {
+	for _, p := range []string{"embeddings.position_ids ", "embeddings.token_type_ids "} {
+		if strings.HasPrefix(skipped, p) || strings.HasPrefix(skipped, "bert."+p) {
+			return true
+		}
+	}
+	return false
 }
 
 func fileExists(p string) bool {

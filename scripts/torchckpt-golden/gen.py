@@ -32,7 +32,8 @@ and in encoder/testdata/torch-bert/ a tiny random BERT (BertForMaskedLM's
 names: a bert. prefix, a decoder weight tied to the word embeddings,
 int64 position_ids) with ANCE's embeddingHead and norm, as
 pytorch_model.bin, pytorch_model.legacy.bin and model.safetensors (the
-same values, written here byte by byte), its config.json, and a
+same values, written here byte by byte), its config.json, its encoder
+alone (the bert. tensors) as plain.bin and plain.safetensors, and a
 sentence-transformers Dense module's weights as dense.bin and
 dense.safetensors.
 """
@@ -255,6 +256,9 @@ def write_safetensors(path, tensors):
 torch.save(sd, os.path.join(bert_out, "pytorch_model.bin"))
 torch.save(sd, os.path.join(bert_out, "pytorch_model.legacy.bin"), _use_new_zipfile_serialization=False)
 write_safetensors(os.path.join(bert_out, "model.safetensors"), sd)
+plain = collections.OrderedDict((k, v) for k, v in sd.items() if k.startswith("bert."))
+torch.save(plain, os.path.join(bert_out, "plain.bin"))
+write_safetensors(os.path.join(bert_out, "plain.safetensors"), plain)
 dense = collections.OrderedDict([("linear.weight", randn(4, H) * 0.5), ("linear.bias", randn(4) * 0.1)])
 torch.save(dense, os.path.join(bert_out, "dense.bin"))
 write_safetensors(os.path.join(bert_out, "dense.safetensors"), dense)
