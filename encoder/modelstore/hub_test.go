@@ -380,8 +380,10 @@ func TestHubFailures(t *testing.T) {
 			noGets: true,
 		},
 		{
-			name:   "no weights",
-			files:  func(fs []hubtest.File) []hubtest.File { return without(without(fs, "model.safetensors"), "pytorch_model.bin") },
+			name: "no weights",
+			files: func(fs []hubtest.File) []hubtest.File {
+				return without(without(fs, "model.safetensors"), "pytorch_model.bin")
+			},
 			want:   []string{tinyRepo + " at " + commitA + " has no weights file (none of model.safetensors, pytorch_model.bin; it lists .gitattributes, 1_Pooling/config.json, README.md, config.json"},
 			noGets: true,
 		},
