@@ -48,10 +48,18 @@ func hashKey(k any) (any, bool) {
 	return nil, false
 }
 
+// maxKeyLen bounds a dict's string keys (a state dict's are tensor
+// names), so that setting items cannot make the unpickler hash a long
+// key again and again.
+const maxKeyLen = 4096
+
 func (d *dict) set(k, v any) error {
 	h, ok := hashKey(k)
 	if !ok {
 		return fmt.Errorf("a dict key of type %s (only str, int, float, bool and None keys are read)", typeName(k))
+	}
+	if s, ok := k.(string); ok && len(s) > maxKeyLen {
+		return fmt.Errorf("a dict key of %d bytes, more than the %d a tensor's name may have", len(s), maxKeyLen)
 	}
 	if i, ok := d.index[h]; ok {
 		d.vals[i] = v

@@ -257,6 +257,7 @@ func TestUnpickleErrors(t *testing.T) {
 		{"SETITEM on a list", proto2().op(']', 'K', 1, 'K', 2, 's').stop(), "sets items of a list, expected a dict"},
 		{"SETITEMS odd", proto2().op('}', '(', 'K', 1, 'u').stop(), "1 values, expected key and value pairs"},
 		{"list key", proto2().op('}', ']', 'K', 1, 's').stop(), "a dict key of type list"},
+		{"long key", proto2().op('}').str(strings.Repeat("k", 5000)).op('N', 's').stop(), "a dict key of 5000 bytes, more than the 4096"},
 		{"huge BINUNICODE", proto2().op('X', 0xff, 0xff, 0xff, 0xff).stop(), "a length of 4294967295 bytes runs past the end of the data (1 bytes left)"},
 		{"huge BINUNICODE8", proto2().op(0x8d).op(le(8, 1<<62)...).stop(), "runs past the end"},
 		{"BINUNICODE8 beyond int64", proto2().op(0x8d).op(le(8, 1<<63)...).stop(), "a length of 9223372036854775808 bytes"},
@@ -353,6 +354,17 @@ func TestFlatten(t *testing.T) {
 		deep = deep.op('s')
 	}
 	deep = deep.stop()
+	// longNames shares one dict under 20 keys of 4 KB at each of 5
+	// levels: 20^5 names of 20 KB from a pickle of some 400 KB.
+	longNames := proto2().op('}').str("leaf").op('N', 's', 'q', 0, '0')
+	for lvl := range 5 {
+		longNames = longNames.op('}', '(')
+		for k := range 20 {
+			longNames = longNames.str(fmt.Sprintf("%d-%d-%s", lvl, k, strings.Repeat("x", 4000))).op('h', byte(lvl))
+		}
+		longNames = longNames.op('u', 'q', byte(lvl+1), '0')
+	}
+	longNames = longNames.op('h', 5).stop()
 	for _, c := range []struct {
 		name          string
 		p             pk
@@ -367,6 +379,7 @@ func TestFlatten(t *testing.T) {
 		{"a dict containing itself", proto2().op('}', 'q', 1).str("a").op('h', 1, 's').stop(), "", "", `"a" contains itself`},
 		{"doubling lists", doubling, "", "", "the pickle copies more than"},
 		{"too deep", deep, "", "", "nested more than 32 deep"},
+		{"long names spelled out again and again", longNames, "", "", "the pickle copies more than"},
 		{"duplicate name", ten(ten(proto2().op('}').str("a.b")).op('s').str("a").op('}').str("b")).op('s', 's').stop(), "", "", `two tensors are called "a.b"`},
 		{"float key", proto2().op('}', 'G', 0, 0, 0, 0, 0, 0, 0, 0, 'N', 's').stop(), "", "", "has a key of type float"},
 	} {

@@ -143,7 +143,10 @@ func (c *Checkpoint) flatten(top any, u *unpickler) error {
 	onPath := map[any]bool{}
 	var walk func(prefix string, v any, depth int) error
 	walk = func(name string, v any, depth int) error {
-		if err := u.charge(1); err != nil {
+		// Each value visited, and its name's bytes, count against the
+		// budget: a pickle sharing one dict between many others cannot
+		// make the names it spells out many times its size.
+		if err := u.charge(1 + len(name)/8); err != nil {
 			return err
 		}
 		if depth > maxDepth {
