@@ -33,13 +33,16 @@ func FuzzUnpickle(f *testing.F) {
 	})
 }
 
-// FuzzRead reads arbitrary bytes as a checkpoint file (zip or legacy):
-// an error or tensors whose data match their shapes, within the bound
-// on what a file of its size may make Read allocate.
+// FuzzRead reads arbitrary bytes as a checkpoint file (zip, zip64 or
+// legacy; the seeds are small archives of each): an error or tensors
+// whose data match their shapes, within the bound on what a file of its
+// size may make Read allocate.
 func FuzzRead(f *testing.F) {
 	f.Add(legacyView(1, 3))
 	p := proto2().op('}').str("w").tensor("HalfStorage", "0", 4, 0, []int{2, 2}, []int{1, 2}).op('s').stop()
 	f.Add(synthetic(f, p, map[string][]byte{"0": {0, 0x3c, 0, 0xc0, 0, 0x7c, 1, 0}}))
+	f.Add(buildZip(tinyRecords(), true, "").b)
+	f.Add(buildZip(tinyRecords(), false, "c").b)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		set, err := Read(bytes.NewReader(b), int64(len(b)), "fuzz.bin")
 		if err != nil {

@@ -3,7 +3,6 @@ package torchckpt
 import (
 	"encoding/binary"
 	"fmt"
-	"math/big"
 )
 
 // legacyProtocol is the protocol version of the legacy format.
@@ -26,7 +25,7 @@ func (c *Checkpoint) openLegacy() error {
 	if err != nil {
 		return err
 	}
-	if b, ok := v.(*big.Int); !ok || fmt.Sprintf("%#x", b) != magicNumber {
+	if v != bigInt(magicNumber) {
 		return fmt.Errorf("the first pickle is %v, not the magic number %s of a legacy PyTorch checkpoint", describe(v), magicNumber)
 	}
 	if v, _, err = next("protocol version", nil); err != nil {

@@ -3,16 +3,16 @@ package torchckpt
 import (
 	"bufio"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"math/big"
 	"strings"
 )
 
 // The values the unpickler builds. Python's None, bool, int, float, str
-// and bytes become nil, bool, int64 (or *big.Int past 64 bits), float64,
+// and bytes become nil, bool, int64 (or bigInt past 64 bits), float64,
 // string and []byte; a tuple is a tuple, a list a *list, a dict or an
 // OrderedDict a *dict. Everything else is one of the types below, made
 // only by the allowed globals.
@@ -40,10 +40,8 @@ func newDict() *dict { return &dict{index: map[any]int{}} }
 // ints).
 func hashKey(k any) (any, bool) {
 	switch k := k.(type) {
-	case nil, bool, int64, float64, string:
+	case nil, bool, int64, float64, string, bigInt:
 		return k, true
-	case *big.Int:
-		return "\x00big:" + k.String(), true
 	}
 	return nil, false
 }
@@ -86,7 +84,7 @@ func typeName(v any) string {
 		return "None"
 	case bool:
 		return "bool"
-	case int64, *big.Int:
+	case int64, bigInt:
 		return "int"
 	case float64:
 		return "float"
@@ -654,6 +652,11 @@ func (u *unpickler) lengthPrefixed(op byte) ([]byte, error) {
 	return u.in.read(int64(n))
 }
 
+// bigInt is an int that does not fit in int64, in hex ("0x1950a86a20f9469cfc6c",
+// "-0x10000000000000000"): the legacy format's magic number is the only
+// one a checkpoint holds.
+type bigInt string
+
 // decodeLong decodes LONG1 and LONG4's little-endian two's complement.
 func decodeLong(b []byte) any {
 	if len(b) <= 8 {
@@ -666,18 +669,38 @@ func decodeLong(b []byte) any {
 		}
 		return int64(v)
 	}
-	be := make([]byte, len(b))
-	for i := range b {
-		be[len(b)-1-i] = b[i]
+	// The magnitude, big-endian: of a negative number, its two's
+	// complement negated (every bit inverted, plus one).
+	neg := b[len(b)-1]&0x80 != 0
+	mag := make([]byte, len(b))
+	carry := 1
+	for i, x := range b {
+		if neg {
+			s := int(^x) + carry
+			x, carry = byte(s), s>>8
+		}
+		mag[len(b)-1-i] = x
 	}
-	x := new(big.Int).SetBytes(be)
-	if b[len(b)-1]&0x80 != 0 {
-		x.Sub(x, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	for len(mag) > 0 && mag[0] == 0 {
+		mag = mag[1:]
 	}
-	if x.IsInt64() {
-		return x.Int64()
+	if len(mag) <= 8 {
+		var v uint64
+		for _, x := range mag {
+			v = v<<8 | uint64(x)
+		}
+		switch {
+		case !neg && v <= math.MaxInt64:
+			return int64(v)
+		case neg && v <= 1<<63:
+			return -int64(v-1) - 1
+		}
 	}
-	return x
+	h := strings.TrimLeft(hex.EncodeToString(mag), "0")
+	if neg {
+		return bigInt("-0x" + h)
+	}
+	return bigInt("0x" + h)
 }
 
 func (u *unpickler) pushGlobal(module, name string) error {

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"math/big"
 	"strings"
 	"testing"
 )
@@ -89,8 +88,8 @@ func repr(v any) string {
 		return "False"
 	case int64:
 		return fmt.Sprint(v)
-	case *big.Int:
-		return v.String()
+	case bigInt:
+		return string(v)
 	case float64:
 		return fmt.Sprint(v)
 	case string:
@@ -139,8 +138,6 @@ func le(n int, v uint64) []byte {
 }
 
 func TestUnpickleOpcodes(t *testing.T) {
-	big1 := new(big.Int)
-	big1.SetString("1950a86a20f9469cfc6c", 16)
 	for _, c := range []struct {
 		name string
 		p    pk
@@ -153,8 +150,15 @@ func TestUnpickleOpcodes(t *testing.T) {
 		{"LONG1 -1", proto2().op(0x8a, 1, 0xff).stop(), "-1"},
 		{"LONG1 255", proto2().op(0x8a, 2, 0xff, 0).stop(), "255"},
 		{"LONG1 int64 min", proto2().op(0x8a, 8, 0, 0, 0, 0, 0, 0, 0, 0x80).stop(), "-9223372036854775808"},
-		{"LONG1 magic number", proto2().op(0x8a, 10, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19).stop(), big1.String()},
-		{"LONG1 big negative", proto2().op(0x8a, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0xff).stop(), "-18446744073709551616"},
+		{"LONG1 magic number", proto2().op(0x8a, 10, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19).stop(), "0x1950a86a20f9469cfc6c"},
+		{"LONG1 big negative", proto2().op(0x8a, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0xff).stop(), "-0x10000000000000000"},
+		{"LONG1 -2^64+1", proto2().op(0x8a, 9, 1, 0, 0, 0, 0, 0, 0, 0, 0xff).stop(), "-0xffffffffffffffff"},
+		{"LONG1 2^64", proto2().op(0x8a, 9, 0, 0, 0, 0, 0, 0, 0, 0, 1).stop(), "0x10000000000000000"},
+		{"LONG1 of 9 bytes, small", proto2().op(0x8a, 9, 0xff, 0, 0, 0, 0, 0, 0, 0, 0).stop(), "255"},
+		{"LONG1 of 9 bytes, -2^63", proto2().op(0x8a, 9, 0, 0, 0, 0, 0, 0, 0, 0x80, 0xff).stop(), "-9223372036854775808"},
+		{"LONG1 of 9 bytes, -1", proto2().op(0x8a, 9, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff).stop(), "-1"},
+		{"LONG1 of 9 bytes, 2^63", proto2().op(0x8a, 9, 0, 0, 0, 0, 0, 0, 0, 0x80, 0).stop(), "0x8000000000000000"},
+		{"big int keys", proto2().op('}', 0x8a, 9, 0, 0, 0, 0, 0, 0, 0, 0, 1, 'K', 1, 's').stop(), "{0x10000000000000000: 1}"},
 		{"LONG4", proto2().op(0x8b).op(le(4, 2)...).op(0x01, 0x01).stop(), "257"},
 		{"BINFLOAT", proto2().op('G').op(binary.BigEndian.AppendUint64(nil, math.Float64bits(1.5))...).stop(), "1.5"},
 		{"NONE TRUE FALSE", proto2().op('N', 0x88, 0x89, 0x87).stop(), "(None, True, False)"},

@@ -5,11 +5,14 @@
 //
 // It reads both formats torch.save has written:
 //
-//   - the zip format (PyTorch 1.6 and later): a zip archive whose records,
-//     all under one folder, are data.pkl (the pickled state dict, whose
-//     tensors name their storages by persistent ids), data/KEY (each
-//     storage's raw bytes, uncompressed), version and, from PyTorch 2.1,
-//     byteorder ("little" or "big"; little when absent);
+//   - the zip format (PyTorch 1.6 and later): a zip archive (with zip64
+//     end records, which torch writes even for small files) whose
+//     records, all under one folder and all stored uncompressed, are
+//     data.pkl (the pickled state dict, whose tensors name their storages
+//     by persistent ids), data/KEY (each storage's raw bytes), version
+//     and, from PyTorch 2.1, byteorder ("little" or "big"; little when
+//     absent). The package reads the archive's directory itself: a
+//     compressed or encrypted record is refused;
 //   - the legacy format (before 1.6, or _use_new_zipfile_serialization=
 //     False): five pickles one after another (the magic number
 //     0x1950a86a20f9469cfc6c, the protocol version 1001, the system's
