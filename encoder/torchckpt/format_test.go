@@ -238,7 +238,7 @@ func TestOpenErrors(t *testing.T) {
 	}{
 		{"empty", nil, "x.bin: 0 bytes, too short"},
 		{"short", []byte("PK\x03"), "3 bytes, too short"},
-		{"tar", tar, "a tar archive: PyTorch's checkpoint format before version 0.4"},
+		{"tar", tar, "a tar archive: PyTorch's first checkpoint format"},
 		{"safetensors", safetensors, "not a PyTorch checkpoint"},
 		{"text", []byte("version https://git-lfs.github.com/spec/v1\n"), `not a PyTorch checkpoint (neither the zip archive torch.save writes nor its legacy pickles; starts with "version "`},
 	} {

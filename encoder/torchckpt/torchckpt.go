@@ -20,7 +20,8 @@
 //     each storage in that order: its element count as an 8-byte
 //     little-endian integer and its bytes, little-endian.
 //
-// The tar format of PyTorch before 0.4 is refused with an error saying so.
+// PyTorch's first format, a tar archive, is refused with an error saying
+// so.
 //
 // The unpickler implements the opcodes of pickle protocols 2 to 5 that
 // build plain data (None, bools, ints, floats, strings and bytes, tuples,
@@ -126,7 +127,7 @@ func Open(r io.ReaderAt, size int64, name string) (*Checkpoint, error) {
 		c.Format = Legacy
 		err = c.openLegacy()
 	case n >= 262 && string(h[257:262]) == "ustar":
-		return nil, fmt.Errorf("%s: a tar archive: PyTorch's checkpoint format before version 0.4, which dreval does not read (load it in PyTorch and torch.save it again)", name)
+		return nil, fmt.Errorf("%s: a tar archive: PyTorch's first checkpoint format (storages, tensors and pickle in a tar file), which dreval does not read (load it in PyTorch and torch.save it again)", name)
 	default:
 		return nil, fmt.Errorf("%s: not a PyTorch checkpoint (neither the zip archive torch.save writes nor its legacy pickles; starts with %q)", name, h[:min(8, n)])
 	}
@@ -167,7 +168,8 @@ func (c *Checkpoint) flatten(top any, u *unpickler) error {
 				return fmt.Errorf("two tensors are called %q", name)
 			}
 			seen[name] = true
-			c.Entries = append(c.Entries, Entry{Name: name, DType: v.st.dtype, Shape: v.shape, Stride: v.stride, Offset: v.offset, Storage: v.st.key, t: v})
+			c.Entries = append(c.Entries, Entry{Name: name, DType: v.st.dtype, Shape: slices.Clone(v.shape), Stride: slices.Clone(v.stride),
+				Offset: v.offset, Storage: v.st.key, t: v})
 			return nil
 		case *dict:
 			if onPath[v] {

@@ -30,7 +30,8 @@ encoder/torchckpt/testdata/:
 
 and in encoder/testdata/torch-bert/ a tiny random BERT (BertForMaskedLM's
 names: a bert. prefix, a decoder weight tied to the word embeddings,
-int64 position_ids) with ANCE's embeddingHead and norm, as
+int64 position_ids) with ANCE's embeddingHead and norm, a module's
+state_dict() as save_pretrained saves it, as
 pytorch_model.bin, pytorch_model.legacy.bin and model.safetensors (the
 same values, written here byte by byte), its config.json, its encoder
 alone (the bert. tensors) as plain.bin and plain.safetensors, and a
@@ -253,8 +254,31 @@ def write_safetensors(path, tensors):
         f.write(struct.pack("<Q", len(h)) + h + data)
 
 
-torch.save(sd, os.path.join(bert_out, "pytorch_model.bin"))
-torch.save(sd, os.path.join(bert_out, "pytorch_model.legacy.bin"), _use_new_zipfile_serialization=False)
+def state_dict(flat):
+    """flat's tensors as a module's state_dict(), as save_pretrained
+    saves one: an OrderedDict with _metadata (pickled by BUILD), detached
+    tensors, the tied weight a second tensor over the same storage."""
+    root, params = torch.nn.Module(), {}
+    for name, t in flat.items():
+        *path, leaf = name.split(".")
+        m = root
+        for p in path:
+            if p not in m._modules:
+                m.add_module(p, torch.nn.Module())
+            m = m._modules[p]
+        if not t.is_floating_point():
+            m.register_buffer(leaf, t)
+            continue
+        if id(t) not in params:
+            params[id(t)] = torch.nn.Parameter(t, requires_grad=False)
+        m.register_parameter(leaf, params[id(t)])
+    out = root.state_dict()
+    assert hasattr(out, "_metadata") and sorted(out) == sorted(flat)
+    return out
+
+
+torch.save(state_dict(sd), os.path.join(bert_out, "pytorch_model.bin"))
+torch.save(state_dict(sd), os.path.join(bert_out, "pytorch_model.legacy.bin"), _use_new_zipfile_serialization=False)
 write_safetensors(os.path.join(bert_out, "model.safetensors"), sd)
 plain = collections.OrderedDict((k, v) for k, v in sd.items() if k.startswith("bert."))
 torch.save(plain, os.path.join(bert_out, "plain.bin"))
