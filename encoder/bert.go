@@ -8,7 +8,6 @@ import (
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/encoder/onnx"
-	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/tokenizer"
 )
@@ -115,8 +114,9 @@ type Options struct {
 	Progress Progress
 }
 
-// WeightFiles returns the safetensors weight file names Load looks for,
-// in order (modelfiles.Weights).
+// WeightFiles returns the weight file names Load looks for, in order
+// (modelfiles.Weights): safetensors, then a PyTorch checkpoint
+// (pytorch_model.bin).
 func WeightFiles() []string { return modelfiles.Weights() }
 
 // ONNXFile is the ONNX graph Load reads the weights from when the
@@ -168,7 +168,9 @@ func readONNX(d Dir, file string) (tensor.Set, *onnx.Info, error) {
 // Load loads a BERT-family model from a directory holding config.json,
 // tokenizer.json and the weights: one of WeightFiles (the layout "dreval
 // model get" installs, and that of a Hugging Face or sentence-transformers
-// download) or, when there is none, ONNXFile. The ONNX graph's sizes are
+// download: safetensors, or PyTorch's pytorch_model.bin, read by
+// ReadWeights without running any code) or, when there is none,
+// ONNXFile. The ONNX graph's sizes are
 // checked against config.json; without config.json, the configuration is
 // read from the graph when it says everything (attention heads and
 // layer-norm epsilon), else the error says what is missing.
@@ -178,29 +180,18 @@ func Load(d Dir, o Options) (*Encoder, error) {
 		return nil, err
 	}
 	t := s.Transformer
-	set := s.onnx
-	switch {
-	case set != nil: // read with the configuration
-	case s.Weights == ONNXFile:
-		g, info, err := readONNX(t, s.Weights)
+	set := s.onnx // read with the configuration, when config.json is missing
+	if set == nil {
+		w, err := ReadWeights(t, s.Weights, nil)
 		if err != nil {
 			return nil, fmt.Errorf("encoder: %w", err)
 		}
-		if err := info.CheckConfig(s.Config); err != nil {
-			return nil, fmt.Errorf("encoder: %s does not match %s: %w", t.Path(s.Weights), s.ConfigPath, err)
+		if w.ONNX != nil {
+			if err := w.ONNX.CheckConfig(s.Config); err != nil {
+				return nil, fmt.Errorf("encoder: %s does not match %s: %w", t.Path(s.Weights), s.ConfigPath, err)
+			}
 		}
-		set = g
-	default:
-		r, size, release, err := t.ReaderAt(s.Weights)
-		if err != nil {
-			return nil, err
-		}
-		st, err := safetensors.Read(r, size, t.Path(s.Weights))
-		release()
-		if err != nil {
-			return nil, err
-		}
-		set = st.Tensors
+		set = w.Tensors
 	}
 	m, err := bert.New(s.Config, set)
 	if err != nil {

@@ -105,7 +105,7 @@ func TestModelFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"1_Pooling/config.json", "config.json", "model.onnx", "model.safetensors", "sentence_bert_config.json", "tokenizer.json"}
+	want := []string{"1_Pooling/config.json", "config.json", "model.onnx", "model.safetensors", "pytorch_model.bin", "sentence_bert_config.json", "tokenizer.json"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ModelFiles = %v, want %v", got, want)
 	}

@@ -297,7 +297,7 @@ func TestReadSBERTConfig(t *testing.T) {
 
 func TestWeightFilesIsACopy(t *testing.T) {
 	WeightFiles()[0] = "changed"
-	if w := WeightFiles(); w[0] != "model.safetensors" || len(w) != 2 {
+	if w := WeightFiles(); w[0] != "model.safetensors" || len(w) != 3 || w[2] != "pytorch_model.bin" {
 		t.Errorf("WeightFiles %v", w)
 	}
 }

@@ -241,7 +241,7 @@ func TestHeadErrors(t *testing.T) {
 		{"dense weight shape", mean, denseMod, dense(`{"in_features": 8, "out_features": 4}`, tensor.Set{"linear.weight": randTensor(1, 4, 7)}),
 			[]string{"2_Dense/model.safetensors", "linear.weight has shape [4 7], expected [4 8]"}},
 		{"dense weights missing", mean, denseMod, map[string][]byte{"2_Dense/config.json": []byte(`{"in_features": 8, "out_features": 4}`)},
-			[]string{"2_Dense/model.safetensors", "the module's weights are missing"}},
+			[]string{"2_Dense: the module's weights are missing (expected one of model.safetensors"}},
 		{"dense tensor missing", mean, denseMod, dense(`{"in_features": 8, "out_features": 4}`, tensor.Set{"other": randTensor(1, 2)}),
 			[]string{"2_Dense/model.safetensors", "tensor linear.weight is missing"}},
 		{"unknown activation", mean, denseMod, dense(`{"in_features": 8, "out_features": 4, "activation_function": "torch.nn.Softsign"}`, tensor.Set{"linear.weight": randTensor(1, 4, 8)}),

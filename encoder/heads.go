@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 )
 
@@ -39,55 +38,24 @@ type rawConfig struct {
 const layerNormEps = 1e-5
 
 // headTensors reads the tensors keep selects of the transformer's
-// safetensors weights (the heads of DPR and ANCE are in the same file).
+// weights (the heads of DPR and ANCE are in the same file).
 func headTensors(s *Settings, keep func(string) bool) (tensor.Set, error) {
-	if s.Weights == ONNXFile {
-		set := s.onnx
-		if set == nil {
-			var err error
-			if set, _, err = readONNX(s.Transformer, s.Weights); err != nil {
-				return nil, err
-			}
-		}
-		out := tensor.Set{}
-		for n, t := range set {
-			if keep(n) {
-				out[n] = t
-			}
-		}
-		return out, nil
+	if s.onnx != nil {
+		return filter(s.onnx, keep), nil
 	}
-	r, size, release, err := s.Transformer.ReaderAt(s.Weights)
+	w, err := ReadWeights(s.Transformer, s.Weights, keep)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
-	return safetensors.ReadTensors(r, size, s.Transformer.Path(s.Weights), keep)
+	return w.Tensors, nil
 }
 
 // tensorNames returns the names of the transformer weights' tensors.
 func tensorNames(s *Settings) ([]string, error) {
-	if s.Weights == ONNXFile {
-		set, err := headTensors(s, func(string) bool { return true })
-		if err != nil {
-			return nil, err
-		}
-		return set.Names(), nil
+	if s.onnx != nil {
+		return s.onnx.Names(), nil
 	}
-	r, size, release, err := s.Transformer.ReaderAt(s.Weights)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	h, err := safetensors.ReadHeader(r, size, s.Transformer.Path(s.Weights))
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, len(h.Entries))
-	for i, e := range h.Entries {
-		names[i] = e.Name
-	}
-	return names, nil
+	return WeightNames(s.Transformer, s.Weights)
 }
 
 // checkpointHead returns the head of a checkpoint without
@@ -272,26 +240,26 @@ func modulesHead(d Dir, mods []stModule, dim int) (*Head, error) {
 	return h, nil
 }
 
-// moduleWeights reads the weights of the module in folder dir of d:
-// model.safetensors (PyTorch's pytorch_model.bin is not read).
+// moduleWeights reads the weights of the module in folder dir of d: the
+// first of WeightFiles there (model.safetensors, or pytorch_model.bin),
+// as modelfiles.ToLoad picks it. It returns them with the file's path.
 func moduleWeights(d Dir, dir string) (tensor.Set, string, error) {
-	file := path.Join(dir, "model.safetensors")
-	r, size, release, err := d.ReaderAt(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		if ok, _ := d.Exists(path.Join(dir, "pytorch_model.bin")); ok {
-			return nil, "", fmt.Errorf("%s: dreval reads safetensors weights, not PyTorch's pickles; this module needs model.safetensors (save it with safetensors, or load the model in sentence-transformers and save it again)", d.Path(path.Join(dir, "pytorch_model.bin")))
+	for _, name := range WeightFiles() {
+		file := path.Join(dir, name)
+		ok, err := d.Exists(file)
+		if err != nil {
+			return nil, "", err
 		}
-		return nil, "", fmt.Errorf("%s: the module's weights are missing (expected model.safetensors)", d.Path(file))
+		if !ok {
+			continue
+		}
+		w, err := ReadWeights(d, file, nil)
+		if err != nil {
+			return nil, "", err
+		}
+		return w.Tensors, d.Path(file), nil
 	}
-	if err != nil {
-		return nil, "", err
-	}
-	defer release()
-	f, err := safetensors.Read(r, size, d.Path(file))
-	if err != nil {
-		return nil, "", err
-	}
-	return f.Tensors, d.Path(file), nil
+	return nil, "", fmt.Errorf("%s: the module's weights are missing (expected one of %s)", d.Path(dir), strings.Join(WeightFiles(), ", "))
 }
 
 // denseConfig is a Dense module's config.json.

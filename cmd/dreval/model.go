@@ -262,7 +262,7 @@ func runModelList(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		}
 		for _, r := range m.Hub {
 			if r.Pickle != "" {
-				fmt.Fprintf(env.stdout, "%sweights: %s only, as far as the catalogue knows (a PyTorch pickle, which dreval cannot read): \"dreval model get %s\" stops with an error unless the Hub lists model.safetensors\n", indent, r.Pickle, m.Name)
+				fmt.Fprintf(env.stdout, "%sweights: %s, as far as the catalogue knows (a PyTorch checkpoint, which dreval reads without running any of it); model.safetensors instead if the Hub lists it\n", indent, r.Pickle)
 				break
 			}
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
-	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 )
 
@@ -25,13 +24,13 @@ var modelExportONNX = modelSub{
 	run:     runModelExportONNX,
 }
 
-// runModelExportONNX reads a model directory's config.json and safetensors
-// weights, writes the ONNX graph of its encoder (the backbone, found under
-// its prefix; heads stay in the safetensors file), then reads the file
-// back with dreval's own ONNX reader and checks that every backbone
-// tensor came back unchanged. A two-tower folder has each tower exported
-// next to its weights, a sentence-transformers folder its Transformer
-// module.
+// runModelExportONNX reads a model directory's config.json and weights
+// (safetensors or pytorch_model.bin, the first of encoder.WeightFiles
+// there), writes the ONNX graph of its encoder (the backbone, found under
+// its prefix; heads stay in the weights file), then reads the file back
+// with dreval's own ONNX reader and checks that every backbone tensor
+// came back unchanged. A two-tower folder has each tower exported next to
+// its weights, a sentence-transformers folder its Transformer module.
 func runModelExportONNX(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	models := modelsDirFlag(fs)
 	model := fs.String("model", "", "installed model `name` (under -models) or model directory")
@@ -112,17 +111,18 @@ func exportTower(env *cliEnv, dir, out string, opset int) error {
 	if err != nil {
 		return err
 	}
-	weights := ""
-	for _, name := range encoder.WeightFiles() {
-		if p := filepath.Join(dir, name); fileExists(p) {
-			weights = p
+	name := ""
+	for _, n := range encoder.WeightFiles() {
+		if fileExists(filepath.Join(dir, n)) {
+			name = n
 			break
 		}
 	}
-	if weights == "" {
-		return fmt.Errorf("%s holds no safetensors weights (expected one of %v)", dir, encoder.WeightFiles())
+	if name == "" {
+		return fmt.Errorf("%s holds no weights to export (expected one of %v)", dir, encoder.WeightFiles())
 	}
-	st, err := safetensors.ReadFile(weights)
+	weights := filepath.Join(dir, name)
+	st, err := encoder.ReadWeights(encoder.OSDir(dir), name, nil)
 	if err != nil {
 		return err
 	}

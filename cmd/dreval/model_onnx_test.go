@@ -12,6 +12,7 @@ import (
 	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/safetensors"
+	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/internal/sharedtest"
 )
 
@@ -109,8 +110,47 @@ func TestModelExportONNXErrors(t *testing.T) {
 	empty := t.TempDir()
 	cfg, _ := os.ReadFile(filepath.Join(dir, "config.json"))
 	os.WriteFile(filepath.Join(empty, "config.json"), cfg, 0o644)
-	if _, _, err := runExportONNX(t, "-model", empty, "-out", out); err == nil || !strings.Contains(err.Error(), "holds no safetensors weights") {
+	if _, _, err := runExportONNX(t, "-model", empty, "-out", out); err == nil || !strings.Contains(err.Error(), "holds no weights to export (expected one of [model.safetensors model.fp16.safetensors pytorch_model.bin])") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestModelExportONNXPyTorch exports a BERT whose weights PyTorch saved
+// as pytorch_model.bin (encoder/testdata/torch-bert, written by
+// scripts/torchckpt-golden/gen.py) and checks the graph holds the tensors
+// of model.safetensors of the same values, bit for bit; the checkpoint's
+// int64 position_ids are left out.
+func TestModelExportONNXPyTorch(t *testing.T) {
+	src := filepath.Join("..", "..", "encoder", "testdata", "torch-bert")
+	export := func(from, to string) (tensor.Set, string) {
+		t.Helper()
+		dir := t.TempDir()
+		for f, as := range map[string]string{"config.json": "config.json", from: to} {
+			b, err := os.ReadFile(filepath.Join(src, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, as), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stdout, _, err := runExportONNX(t, "-model", dir)
+		if err != nil {
+			t.Fatalf("%s: %v", from, err)
+		}
+		set, _, err := onnx.ReadFile(filepath.Join(dir, "model.onnx"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set, stdout
+	}
+	want, _ := export("plain.safetensors", "model.safetensors")
+	got, stdout := export("plain.bin", "pytorch_model.bin")
+	if !strings.Contains(stdout, "1 layers, hidden 8, 2 heads); read back: 21 tensors identical to pytorch_model.bin") {
+		t.Errorf("stdout %q", stdout)
+	}
+	if n, err := sameWeights(got, want); err != nil || n != 21 {
+		t.Errorf("the graphs from pytorch_model.bin and model.safetensors differ: %d tensors, %v", n, err)
 	}
 }
 

@@ -47,7 +47,7 @@ func runSite(env *cliEnv, args []string) error {
 	ortLib := fs.String("ort-lib", evalDefaultOrtLib(), "ONNX Runtime shared `library`")
 	cacheDir := fs.String("cache", evalDefaultCacheDir(), "corpus embedding cache `directory` shared with \"dreval eval\" (\"\": none)")
 	app := fs.Bool("app", true, "include the browser app (false: models and data only, as the Worker build embeds them)")
-	weights := fs.Bool("weights", true, "include the weight files (*.safetensors, model.onnx); false keeps config.json and tokenizer.json only")
+	weights := fs.Bool("weights", true, "include the weight files (*.safetensors, pytorch_model.bin, model.onnx); false keeps config.json and tokenizer.json only")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func writeModelFiles(out, modelsDir, name string, weights bool, st *siteStats) e
 	}
 	have := map[string]bool{}
 	for _, n := range files {
-		if !weights && (path.Ext(n) == ".safetensors" || n == modelfiles.ONNX) {
+		if !weights && (path.Ext(n) == ".safetensors" || path.Base(n) == modelfiles.PyTorch || n == modelfiles.ONNX) {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(n)))

@@ -12,13 +12,19 @@ import (
 )
 
 // ONNX is the ONNX graph of a model directory: what the ort engine runs,
-// and what encoder.Load reads the weights from when there are no
-// safetensors weights.
+// and what encoder.Load reads the weights from when there are no other
+// weights.
 const ONNX = "model.onnx"
 
-// Weights returns the safetensors weight files encoder.Load looks for, in
-// order of preference.
-func Weights() []string { return []string{"model.safetensors", "model.fp16.safetensors"} }
+// PyTorch is the PyTorch checkpoint (torch.save's pickle) of a model
+// directory, as Hugging Face repositories older than safetensors publish
+// their weights; package torchckpt reads it without running any code.
+const PyTorch = "pytorch_model.bin"
+
+// Weights returns the weight files encoder.Load looks for, in order of
+// preference: safetensors, then the PyTorch checkpoint. (ONNX, the
+// graph, comes after them all.)
+func Weights() []string { return []string{"model.safetensors", "model.fp16.safetensors", PyTorch} }
 
 // settings are the files of a model directory, besides the weights, that
 // the loaders read: the configuration, the tokenizer (tokenizer.json, or
@@ -78,16 +84,17 @@ func split(file string) (dir, name string, ok bool) {
 // Is reports whether file (slash-separated, relative to a model
 // directory) is one the loaders read: the configuration, the tokenizer,
 // sentence-transformers' settings and module list, and the weights
-// (*.safetensors, model.onnx), at the top or in a sentence-transformers
-// module's folder ("1_Pooling/config.json", "2_Dense/model.safetensors").
-// Everything else of a downloaded model folder (READMEs, other
-// frameworks' weights, an onnx/ folder of graphs) is not.
+// (*.safetensors, pytorch_model.bin, model.onnx), at the top or in a
+// sentence-transformers module's folder ("1_Pooling/config.json",
+// "2_Dense/model.safetensors", "2_Dense/pytorch_model.bin"). Everything
+// else of a downloaded model folder (READMEs, other frameworks' weights
+// such as tf_model.h5, an onnx/ folder of graphs) is not.
 func Is(file string) bool {
 	_, name, ok := split(file)
 	if !ok || name == "" || strings.HasPrefix(name, ".") {
 		return false
 	}
-	return slices.Contains(settings, name) || name == ONNX || strings.HasSuffix(name, ".safetensors")
+	return slices.Contains(settings, name) || name == ONNX || name == PyTorch || strings.HasSuffix(name, ".safetensors")
 }
 
 // ToLoad returns, of a model directory's files, those encoder.Load reads,

@@ -14,9 +14,11 @@ func TestIs(t *testing.T) {
 		"model.onnx": true, "1_Pooling/config.json": true, "sentence_bert_config.json": true,
 		"modules.json": true, "config_sentence_transformers.json": true, "2_Dense/config.json": true, "2_Dense/model.safetensors": true,
 		"0_Transformer/tokenizer.json": true, "3_LayerNorm/config.json": true,
-		"README.md": false, "pytorch_model.bin": false, "onnx/model.onnx": false, "sub/model.safetensors": false,
+		"pytorch_model.bin": true, "2_Dense/pytorch_model.bin": true, "0_Transformer/pytorch_model.bin": true,
+		"README.md": false, "onnx/model.onnx": false, "sub/model.safetensors": false, "sub/pytorch_model.bin": false,
 		".hidden.safetensors": false, "1_Pooling/other.json": false, "../config.json": false, "2_Dense/x/config.json": false,
-		"_Dense/config.json": false, "2_/config.json": false, "2_Dense/pytorch_model.bin": false,
+		"_Dense/config.json": false, "2_/config.json": false, "tf_model.h5": false, "flax_model.msgpack": false,
+		"pytorch_model.bin.index.json": false, "pytorch_model-00001-of-00002.bin": false, "training_args.bin": false,
 	} {
 		if got := Is(file); got != want {
 			t.Errorf("Is(%q) = %v, want %v", file, got, want)
@@ -30,6 +32,12 @@ func TestToLoad(t *testing.T) {
 		{[]string{"model.fp16.safetensors", "model.safetensors"}, []string{"model.safetensors"}},
 		{[]string{"tokenizer.json", "model.onnx", "1_Pooling/config.json"}, []string{"1_Pooling/config.json", "model.onnx", "tokenizer.json"}},
 		{[]string{"tokenizer.json"}, []string{"tokenizer.json"}},
+		// The PyTorch checkpoint after safetensors, before the graph.
+		{[]string{"pytorch_model.bin", "model.onnx", "config.json"}, []string{"config.json", "pytorch_model.bin"}},
+		{[]string{"pytorch_model.bin", "model.fp16.safetensors"}, []string{"model.fp16.safetensors"}},
+		{[]string{"model.safetensors", "pytorch_model.bin", "tf_model.h5"}, []string{"model.safetensors"}},
+		{[]string{"modules.json", "2_Dense/config.json", "2_Dense/pytorch_model.bin", "pytorch_model.bin"},
+			[]string{"2_Dense/config.json", "2_Dense/pytorch_model.bin", "modules.json", "pytorch_model.bin"}},
 		{[]string{"modules.json", "1_Pooling/config.json", "2_Dense/config.json", "2_Dense/model.safetensors", "0_Transformer/config.json",
 			"0_Transformer/model.safetensors", "0_Transformer/model.onnx", "0_Transformer/tokenizer.json", "README.md"},
 			[]string{"0_Transformer/config.json", "0_Transformer/model.safetensors", "0_Transformer/tokenizer.json", "1_Pooling/config.json",
@@ -86,7 +94,14 @@ func TestPick(t *testing.T) {
 			map[string]string{"tokenizer.json": "tokenizer.json", "weights:model_quantized.onnx": "model.onnx"}, ""},
 		{"weights chosen alone, safetensors", []string{"tokenizer.json", "config.json", "weights:w.safetensors"},
 			map[string]string{"tokenizer.json": "tokenizer.json", "config.json": "config.json", "weights:w.safetensors": "model.safetensors"}, ""},
-		{"weights chosen alone, neither", []string{"tokenizer.json", "weights:w.bin"}, nil, "the weights file w.bin is neither an ONNX graph"},
+		{"weights chosen alone, PyTorch", []string{"tokenizer.json", "config.json", "weights:checkpoint.pt"},
+			map[string]string{"tokenizer.json": "tokenizer.json", "config.json": "config.json", "weights:checkpoint.pt": "pytorch_model.bin"}, ""},
+		{"weights chosen alone, neither", []string{"tokenizer.json", "weights:w.h5"}, nil, "the weights file w.h5 is neither an ONNX graph (.onnx), safetensors (.safetensors) nor a PyTorch checkpoint"},
+		{"PyTorch folder", []string{"config.json", "tokenizer.json", "pytorch_model.bin", "tf_model.h5", "README.md"},
+			map[string]string{"config.json": "config.json", "tokenizer.json": "tokenizer.json", "pytorch_model.bin": "pytorch_model.bin"}, ""},
+		{"PyTorch without config", []string{"tokenizer.json", "pytorch_model.bin"}, nil, "config.json is missing from the folder x: it is required with pytorch_model.bin"},
+		{"PyTorch without config, graph beside", []string{"tokenizer.json", "pytorch_model.bin", "model.onnx"},
+			map[string]string{"tokenizer.json": "tokenizer.json", "model.onnx": "model.onnx"}, ""},
 	} {
 		got, err := Pick("the folder x", tc.files)
 		if tc.err != "" {

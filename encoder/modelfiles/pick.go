@@ -13,9 +13,11 @@ import (
 // directory: the files Load reads (ToLoad),
 // a Hugging Face repository's onnx/model.onnx read as model.onnx. It
 // checks the upload can load: a tokenizer.json, weights, and config.json
-// beside safetensors weights (only an ONNX graph states its own sizes).
+// beside safetensors or PyTorch weights (only an ONNX graph states its
+// own sizes).
 // A path WeightsChosen+NAME stands for a weights file chosen alone,
-// whatever its name: it is read as model.onnx or model.safetensors by its
+// whatever its name: it is read as model.onnx, model.safetensors or
+// pytorch_model.bin (.bin, .pt, .pth: a PyTorch checkpoint) by its
 // extension.
 //
 // A folder with a dreval.json is a retriever whose towers are folders of
@@ -34,8 +36,10 @@ func Pick(from string, files []string) (send map[string]string, err error) {
 				as[ONNX] = f
 			case strings.HasSuffix(name, ".safetensors"):
 				as[Weights()[0]] = f
+			case strings.HasSuffix(name, ".bin") || strings.HasSuffix(name, ".pt") || strings.HasSuffix(name, ".pth"):
+				as[PyTorch] = f
 			default:
-				return nil, fmt.Errorf("the weights file %s is neither an ONNX graph (.onnx) nor safetensors (.safetensors)", name)
+				return nil, fmt.Errorf("the weights file %s is neither an ONNX graph (.onnx), safetensors (.safetensors) nor a PyTorch checkpoint (.bin, .pt, .pth)", name)
 			}
 			continue
 		}
@@ -48,7 +52,7 @@ func Pick(from string, files []string) (send map[string]string, err error) {
 		}
 	}
 	if len(as) == 0 {
-		return nil, errors.New("choose your model first: its folder, or tokenizer.json and model.onnx or model.safetensors")
+		return nil, errors.New("choose your model first: its folder, or tokenizer.json and model.onnx, model.safetensors or pytorch_model.bin")
 	}
 	keys := make([]string, 0, len(as))
 	for k := range as {
@@ -60,12 +64,12 @@ func Pick(from string, files []string) (send map[string]string, err error) {
 	}
 	var weights string
 	for _, f := range load {
-		if f == ONNX || strings.HasSuffix(f, ".safetensors") {
+		if f == ONNX || f == PyTorch || strings.HasSuffix(f, ".safetensors") {
 			weights = f
 		}
 	}
 	if weights == "" {
-		return nil, fmt.Errorf("the weights are missing from %s: choose model.onnx or model.safetensors", from)
+		return nil, fmt.Errorf("the weights are missing from %s: choose model.onnx, model.safetensors or pytorch_model.bin", from)
 	}
 	if weights != ONNX && !slices.Contains(load, "config.json") {
 		if _, ok := as[ONNX]; !ok {

@@ -1,5 +1,11 @@
 package modelstore
 
+import (
+	"slices"
+
+	"github.com/dreval/dreval/encoder/modelfiles"
+)
+
 // This file is the Hub part of the catalogue: the retrievers of the
 // perturbation study (BERT, DPR, Contriever, SimCSE, ANCE), each pinned to
 // a commit of its Hugging Face repository where one could be found. The
@@ -8,48 +14,62 @@ package modelstore
 // none was found the entry installs the branch "main", says so (Pinned is
 // false, and "dreval model list" shows it) and records the commit it got.
 //
-// The weights: dreval reads safetensors only. The repositories of the
-// study's models mostly predate safetensors and publish pytorch_model.bin
-// (a PyTorch pickle); an entry's Pickle records that, as far as known
-// (public code loading these checkpoints with use_safetensors=False, the
-// repositories' age), and the install then fails, before downloading
-// anything, with an error saying so. The Hub's metadata decides: an entry
-// whose revision does list model.safetensors installs it. No safetensors
-// conversion (the Hub's refs/pr/N branches) of these revisions could be
-// confirmed from here, so none is used.
+// The weights: the repositories of the study's models mostly predate
+// safetensors and publish pytorch_model.bin (a PyTorch checkpoint: a
+// pickle and its storages); an entry's Pickle records that, as far as
+// known (public code loading these checkpoints with use_safetensors=False,
+// the repositories' age). dreval reads it safely, with a restricted
+// unpickler that runs no code (package torchckpt), so the install takes
+// it. The Hub's metadata decides: a revision that lists model.safetensors
+// installs that instead (weightsFiles). No safetensors conversion (the
+// Hub's refs/pr/N branches) of these revisions could be confirmed from
+// here, so none is used.
 
 // Source notes shared by several entries.
 const (
 	srcNoCommit = "no commit id of this repository found in public material reachable from here (MTEB's model registry and results, pyserini, Hugging Face cache paths in public code); installs the branch main"
 )
 
+// weightsFiles are a checkpoint's weights: model.safetensors, else
+// pytorch_model.bin (one of them, the first the revision has).
+func weightsFiles() []HubFile {
+	return []HubFile{
+		{Path: "model.safetensors", OneOf: "weights"},
+		{Path: modelfiles.PyTorch, OneOf: "weights"},
+	}
+}
+
 // bertFiles are the files of a BERT (WordPiece) checkpoint the loaders
 // read: the configuration, the weights, the tokenizer (tokenizer.json or
 // vocab.txt with its settings) and sentence-transformers' settings where
 // the repository has them.
 func bertFiles() []HubFile {
-	return append([]HubFile{
-		{Path: "config.json"},
-		{Path: "model.safetensors"},
-		{Path: "tokenizer.json", AnyOf: "tokenizer"},
-		{Path: "vocab.txt", AnyOf: "tokenizer"},
-		{Path: "tokenizer_config.json", Optional: true},
-		{Path: "special_tokens_map.json", Optional: true},
-	}, sentenceTransformersFiles()...)
+	return slices.Concat(
+		[]HubFile{{Path: "config.json"}},
+		weightsFiles(),
+		[]HubFile{
+			{Path: "tokenizer.json", AnyOf: "tokenizer"},
+			{Path: "vocab.txt", AnyOf: "tokenizer"},
+			{Path: "tokenizer_config.json", Optional: true},
+			{Path: "special_tokens_map.json", Optional: true},
+		},
+		sentenceTransformersFiles())
 }
 
 // robertaFiles are bertFiles for a RoBERTa (byte-level BPE) checkpoint:
 // tokenizer.json, or vocab.json and merges.txt.
 func robertaFiles() []HubFile {
-	return append([]HubFile{
-		{Path: "config.json"},
-		{Path: "model.safetensors"},
-		{Path: "tokenizer.json", AnyOf: "tokenizer"},
-		{Path: "vocab.json", AnyOf: "tokenizer"},
-		{Path: "merges.txt", Optional: true},
-		{Path: "tokenizer_config.json", Optional: true},
-		{Path: "special_tokens_map.json", Optional: true},
-	}, sentenceTransformersFiles()...)
+	return slices.Concat(
+		[]HubFile{{Path: "config.json"}},
+		weightsFiles(),
+		[]HubFile{
+			{Path: "tokenizer.json", AnyOf: "tokenizer"},
+			{Path: "vocab.json", AnyOf: "tokenizer"},
+			{Path: "merges.txt", Optional: true},
+			{Path: "tokenizer_config.json", Optional: true},
+			{Path: "special_tokens_map.json", Optional: true},
+		},
+		sentenceTransformersFiles())
 }
 
 // sentenceTransformersFiles are sentence-transformers' settings, installed

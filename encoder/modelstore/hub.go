@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/modelfiles"
 )
 
 // DefaultEndpoint is the Hugging Face Hub: its API and its resolve URLs,
@@ -54,11 +55,13 @@ type HubRepo struct {
 	Dir string
 	// Files are the files to install, as paths in the repository.
 	Files []HubFile
-	// Pickle, when not "", names the PyTorch pickle (pytorch_model.bin)
-	// the revision publishes its weights as, as far as the catalogue knows,
-	// having no safetensors weights. dreval reads safetensors only, so the
-	// install fails with an error saying so (unless the revision turns out
-	// to list the safetensors weights after all).
+	// Pickle, when not "", names the PyTorch checkpoint (pytorch_model.bin)
+	// the revision publishes its weights as, having no safetensors
+	// weights, as far as the catalogue knows. It is informational: the
+	// install takes the first of the weights files (a OneOf group) the
+	// revision lists, model.safetensors when it has it after all, and
+	// dreval reads the checkpoint without running any of it (package
+	// torchckpt).
 	Pickle string
 }
 
@@ -71,6 +74,11 @@ type HubFile struct {
 	// must have at least one (e.g. "tokenizer": tokenizer.json or
 	// vocab.txt); each is installed when present.
 	AnyOf string
+	// OneOf, when not "", names a group of files of which the revision
+	// must have at least one, and of which only the first present, in
+	// the order listed, is installed (e.g. "weights": model.safetensors,
+	// else pytorch_model.bin).
+	OneOf string
 }
 
 // Pinned reports whether r names a commit rather than a branch.
@@ -241,8 +249,8 @@ func validRepo(repo string) bool {
 // validateHub checks a Hub model: a plain name, repositories named
 // owner/name with a revision, distinct folders, file paths inside the
 // model directory that no two repositories share, config.json and
-// safetensors weights required of each, and a Manifest naming the
-// folders.
+// weights (safetensors or a PyTorch checkpoint, alone or as a OneOf
+// group) required of each, and a Manifest naming the folders.
 func (m Model) validateHub() error {
 	if m.Name == "" || !filepath.IsLocal(m.Name) || strings.ContainsAny(m.Name, `/\`) || strings.HasPrefix(m.Name, ".") {
 		return fmt.Errorf("model name %q is not a plain directory name", m.Name)
@@ -264,6 +272,7 @@ func (m Model) validateHub() error {
 		}
 		dirs[r.Dir] = true
 		var hasConfig, hasWeights bool
+		groupWeights := map[string]bool{} // OneOf group -> all its files are weights
 		for _, f := range r.Files {
 			if !fs.ValidPath(f.Path) || f.Path == "." || strings.HasSuffix(f.Path, ".part") {
 				return fmt.Errorf("model %q: %s: file %q is not a path inside the repository", m.Name, r.Repo, f.Path)
@@ -273,12 +282,23 @@ func (m Model) validateHub() error {
 				return fmt.Errorf("model %q: file %s is installed twice", m.Name, rel)
 			}
 			seen[rel] = true
-			required := !f.Optional && f.AnyOf == ""
+			if f.OneOf != "" && (f.Optional || f.AnyOf != "") {
+				return fmt.Errorf("model %q: %s: file %s is in group %q of which one is installed, and optional or of another group", m.Name, r.Repo, f.Path, f.OneOf)
+			}
+			isWeights := strings.HasSuffix(f.Path, ".safetensors") || path.Base(f.Path) == modelfiles.PyTorch
+			required := !f.Optional && f.AnyOf == "" && f.OneOf == ""
 			hasConfig = hasConfig || (f.Path == "config.json" && required)
-			hasWeights = hasWeights || (strings.HasSuffix(f.Path, ".safetensors") && required)
+			hasWeights = hasWeights || (isWeights && required)
+			if f.OneOf != "" {
+				all, seen := groupWeights[f.OneOf]
+				groupWeights[f.OneOf] = isWeights && (all || !seen)
+			}
+		}
+		for _, all := range groupWeights {
+			hasWeights = hasWeights || all
 		}
 		if !hasConfig || !hasWeights {
-			return fmt.Errorf("model %q: %s must require config.json and safetensors weights", m.Name, r.Repo)
+			return fmt.Errorf("model %q: %s must require config.json and weights (safetensors or %s)", m.Name, r.Repo, modelfiles.PyTorch)
 		}
 	}
 	if mf := m.Manifest; mf != nil {
@@ -384,10 +404,9 @@ func (in *Installer) info(ctx context.Context, repo, revision string) (RepoInfo,
 }
 
 // plan asks the Hub for each repository's files and picks those m
-// installs. It fails, before anything is downloaded, when a revision lacks
-// a file m requires; when that file is the safetensors weights and the
-// revision has a PyTorch pickle instead, the error says dreval cannot read
-// it.
+// installs: of a OneOf group, the first the revision has (the weights:
+// model.safetensors, else pytorch_model.bin). It fails, before anything
+// is downloaded, when a revision lacks a file m requires.
 func (in *Installer) plan(ctx context.Context, m Model) (hubPlan, error) {
 	var p hubPlan
 	for _, r := range m.Hub {
@@ -402,18 +421,16 @@ func (in *Installer) plan(ctx context.Context, m Model) (hubPlan, error) {
 		groups := map[string]bool{} // group -> a file of it is present
 		for _, f := range r.Files {
 			remote, ok := ri.Files[f.Path]
-			if f.AnyOf != "" {
-				groups[f.AnyOf] = groups[f.AnyOf] || ok
+			group := f.AnyOf + f.OneOf // validateHub: not both
+			if f.OneOf != "" && groups[group] {
+				continue // an earlier file of the group is installed
+			}
+			if group != "" {
+				groups[group] = groups[group] || ok
 			}
 			if !ok {
-				if f.Optional || f.AnyOf != "" {
+				if f.Optional || group != "" {
 					continue
-				}
-				if strings.HasSuffix(f.Path, ".safetensors") {
-					if pickles := pickleFiles(ri); len(pickles) > 0 {
-						return hubPlan{}, fmt.Errorf("model %s: %s has no safetensors weights (no %s), only %s: a PyTorch pickle, which dreval cannot read (it runs no Python and unpickles nothing); nothing was downloaded. Convert the checkpoint to %s (transformers: save_pretrained(DIR, safe_serialization=True)) and pass its folder to -models",
-							m.Name, at, f.Path, strings.Join(pickles, ", "), f.Path)
-					}
 				}
 				return hubPlan{}, fmt.Errorf("model %s: %s has no %s (it lists %s)", m.Name, at, f.Path, listSome(ri))
 			}
@@ -424,32 +441,21 @@ func (in *Installer) plan(ctx context.Context, m Model) (hubPlan, error) {
 			})
 		}
 		for _, g := range r.Files {
-			if g.AnyOf == "" || groups[g.AnyOf] {
+			group := g.AnyOf + g.OneOf
+			if group == "" || groups[group] {
 				continue
 			}
 			var names []string
 			for _, f := range r.Files {
-				if f.AnyOf == g.AnyOf {
+				if f.AnyOf+f.OneOf == group {
 					names = append(names, f.Path)
 				}
 			}
-			return hubPlan{}, fmt.Errorf("model %s: %s has no %s file (none of %s)", m.Name, at, g.AnyOf, strings.Join(names, ", "))
+			return hubPlan{}, fmt.Errorf("model %s: %s has no %s file (none of %s; it lists %s)", m.Name, at, group, strings.Join(names, ", "), listSome(ri))
 		}
 		p.repos = append(p.repos, InstalledRepo{Repo: r.Repo, Revision: r.Revision, Commit: ri.Commit, Dir: r.Dir})
 	}
 	return p, nil
-}
-
-// pickleFiles returns ri's PyTorch pickles at the top of the repository.
-func pickleFiles(ri RepoInfo) []string {
-	var out []string
-	for p := range ri.Files {
-		if !strings.Contains(p, "/") && (strings.HasSuffix(p, ".bin") || strings.HasSuffix(p, ".pt") || strings.HasSuffix(p, ".pth")) {
-			out = append(out, p)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // listSome names up to 12 of ri's files, for an error.
@@ -837,10 +843,23 @@ func (in *Installer) ReadRecord(m Model) (Record, error) {
 		if got.Repo != r.Repo || got.Revision != r.Revision || got.Dir != r.Dir {
 			return Record{}, fmt.Errorf("%s holds %s at %s, the catalogue wants %s at %s", dir, got.Repo, got.Revision, r.Repo, r.Revision)
 		}
+		members := map[string][]string{} // OneOf group -> its files
+		recorded := map[string]bool{}    // OneOf group -> one of them is recorded
 		for _, f := range r.Files {
 			rel := path.Join(r.Dir, f.Path)
-			if _, ok := files[rel]; !ok && !f.Optional && f.AnyOf == "" {
+			_, ok := files[rel]
+			if f.OneOf != "" {
+				members[f.OneOf] = append(members[f.OneOf], rel)
+				recorded[f.OneOf] = recorded[f.OneOf] || ok
+				continue
+			}
+			if !ok && !f.Optional && f.AnyOf == "" {
 				return Record{}, fmt.Errorf("%s lacks %s", dir, rel)
+			}
+		}
+		for _, f := range r.Files { // in the catalogue's order
+			if g := f.OneOf; g != "" && !recorded[g] {
+				return Record{}, fmt.Errorf("%s lacks %s (any of %s)", dir, g, strings.Join(members[g], ", "))
 			}
 		}
 	}

@@ -380,15 +380,17 @@ func TestHubFailures(t *testing.T) {
 			noGets: true,
 		},
 		{
-			name:   "weights only as a pickle",
-			files:  func(fs []hubtest.File) []hubtest.File { return without(fs, "model.safetensors") },
-			want:   []string{"has no safetensors weights", "only pytorch_model.bin", "PyTorch pickle", "nothing was downloaded"},
+			name: "no weights",
+			files: func(fs []hubtest.File) []hubtest.File {
+				return without(without(fs, "model.safetensors"), "pytorch_model.bin")
+			},
+			want:   []string{tinyRepo + " at " + commitA + " has no weights file (none of model.safetensors, pytorch_model.bin; it lists .gitattributes, 1_Pooling/config.json, README.md, config.json"},
 			noGets: true,
 		},
 		{
 			name:   "no tokenizer",
 			files:  func(fs []hubtest.File) []hubtest.File { return without(without(fs, "tokenizer.json"), "vocab.txt") },
-			want:   []string{"has no tokenizer file (none of tokenizer.json, vocab.txt)"},
+			want:   []string{"has no tokenizer file (none of tokenizer.json, vocab.txt; it lists "},
 			noGets: true,
 		},
 		{
@@ -455,6 +457,40 @@ func TestHubFailures(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// TestHubInstallPyTorch: a revision without model.safetensors installs
+// pytorch_model.bin, and one with both installs model.safetensors alone
+// (TestHubInstall); the record must hold one of them.
+func TestHubInstallPyTorch(t *testing.T) {
+	files := without(tinyFiles(5), "model.safetensors")
+	hub := hubtest.New(t, hubtest.Repo{Repo: tinyRepo, Commit: commitA, Files: files})
+	in := &Installer{Dir: t.TempDir(), Endpoint: hub.URL, Client: hub.Client()}
+	m := tinyHubModel(tinyRepo, commitA)
+	if got, err := in.Install(testCtx(t), m); err != nil || !got {
+		t.Fatalf("Install = %v, %v", got, err)
+	}
+	installed := slices.Clone(tinyInstalled)
+	installed[slices.Index(installed, "model.safetensors")] = "pytorch_model.bin"
+	wantInstalled(t, in.Path(m), files, installed...)
+	if err := in.Check(m); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+	if got := modelfiles.ToLoad(installed); !slices.Contains(got, "pytorch_model.bin") {
+		t.Errorf("modelfiles.ToLoad(%v) = %v: the loaders would not read the weights installed", installed, got)
+	}
+
+	// A record without the weights is not an install.
+	p := filepath.Join(in.Path(m), RecordFile)
+	b, _ := os.ReadFile(p)
+	var rec Record
+	json.Unmarshal(b, &rec)
+	rec.Files = slices.DeleteFunc(rec.Files, func(f InstalledFile) bool { return f.Path == "pytorch_model.bin" })
+	b, _ = json.Marshal(rec)
+	os.WriteFile(p, b, 0o644)
+	if _, err := in.ReadRecord(m); err == nil || !strings.Contains(err.Error(), "lacks weights (any of model.safetensors, pytorch_model.bin)") {
+		t.Errorf("ReadRecord without the weights: %v", err)
 	}
 }
 
@@ -688,6 +724,16 @@ func TestCatalogue(t *testing.T) {
 			if r.Pickle != "" && r.Pickle != "pytorch_model.bin" {
 				t.Errorf("%s: pickle %q", m.Name, r.Pickle)
 			}
+			// The weights: model.safetensors, else pytorch_model.bin.
+			var weights []string
+			for _, f := range r.Files {
+				if f.OneOf == "weights" {
+					weights = append(weights, f.Path)
+				}
+			}
+			if !slices.Equal(weights, []string{"model.safetensors", "pytorch_model.bin"}) {
+				t.Errorf("%s: %s's weights are %v", m.Name, r.Repo, weights)
+			}
 			for _, f := range r.Files {
 				if !modelfiles.Is(f.Path) {
 					t.Errorf("%s: %s is not a file the loaders read", m.Name, f.Path)
@@ -736,7 +782,14 @@ func TestValidateHub(t *testing.T) {
 		{"file twice", func(m *Model) { m.Hub[0].Files[2].Path = "config.json" }, "installed twice"},
 		{"the record's name", func(m *Model) { m.Hub[0].Files[2].Path = RecordFile }, "installed twice"},
 		{"optional config", func(m *Model) { m.Hub[0].Files[0].Optional = true }, "must require config.json"},
-		{"no weights", func(m *Model) { m.Hub[0].Files = m.Hub[0].Files[:1] }, "must require config.json and safetensors"},
+		{"no weights", func(m *Model) { m.Hub[0].Files = m.Hub[0].Files[:1] }, "must require config.json and weights (safetensors or pytorch_model.bin)"},
+		{"weights optional", func(m *Model) {
+			m.Hub[0].Files = []HubFile{{Path: "config.json"}, {Path: "model.safetensors", Optional: true}}
+		}, "must require config.json and weights"},
+		{"weights of a group with a tokenizer", func(m *Model) {
+			m.Hub[0].Files = []HubFile{{Path: "config.json"}, {Path: "model.safetensors", OneOf: "w"}, {Path: "vocab.txt", OneOf: "w"}}
+		}, "must require config.json and weights"},
+		{"one of a group, optional", func(m *Model) { m.Hub[0].Files[1].Optional = true }, `file model.safetensors is in group "weights" of which one is installed, and optional`},
 		{"same folder twice", func(m *Model) { m.Hub = append(m.Hub, m.Hub[0]) }, "two repositories install into folder"},
 		{"manifest folders", func(m *Model) { m.Manifest = &Manifest{Query: "q", Document: "d", Score: "dot"} }, "not folders of its repositories"},
 		{"manifest score", func(m *Model) {

@@ -257,8 +257,8 @@ func checkFile(p, want string) error {
 // new one is complete); a Hub install that fails keeps what it fetched in
 // a staging directory beside it (".NAME.download"), from which the next
 // Install resumes, and writes nothing at all when the Hub's metadata
-// already shows the install cannot succeed (a missing file, weights only
-// as a PyTorch pickle).
+// already shows the install cannot succeed (a file it requires is
+// missing).
 func (in *Installer) Install(ctx context.Context, m Model) (downloaded bool, err error) {
 	if m.IsHub() {
 		return in.installHub(ctx, m)

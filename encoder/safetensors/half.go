@@ -2,8 +2,11 @@ package safetensors
 
 import "math"
 
-// halfToFloat32 converts an IEEE 754 binary16 value to float32 exactly.
-func halfToFloat32(h uint16) float32 {
+// HalfToFloat32 converts an IEEE 754 binary16 value to float32 exactly
+// (every binary16 value, subnormals, infinities and NaN included, has a
+// float32 equal to it). Package torchckpt converts PyTorch's float16
+// storages with it too.
+func HalfToFloat32(h uint16) float32 {
 	sign := uint32(h>>15) << 31
 	exp := uint32(h>>10) & 0x1f
 	mant := uint32(h) & 0x3ff
@@ -66,7 +69,8 @@ func float32ToHalf(f float32) uint16 {
 	return sign | uint16(r)
 }
 
-// bfloat16ToFloat32 converts a bfloat16 value (the upper half of a float32).
-func bfloat16ToFloat32(h uint16) float32 {
+// BFloat16ToFloat32 converts a bfloat16 value (the upper half of a
+// float32) to float32 exactly.
+func BFloat16ToFloat32(h uint16) float32 {
 	return math.Float32frombits(uint32(h) << 16)
 }

@@ -279,11 +279,11 @@ func readFloats(r io.ReaderAt, off int64, dt DType, dst []float32, buf []byte) e
 			}
 		case F16:
 			for i := range out {
-				out[i] = halfToFloat32(binary.LittleEndian.Uint16(b[2*i:]))
+				out[i] = HalfToFloat32(binary.LittleEndian.Uint16(b[2*i:]))
 			}
 		case BF16:
 			for i := range out {
-				out[i] = bfloat16ToFloat32(binary.LittleEndian.Uint16(b[2*i:]))
+				out[i] = BFloat16ToFloat32(binary.LittleEndian.Uint16(b[2*i:]))
 			}
 		}
 		done += n

@@ -28,9 +28,9 @@ func read(b []byte) (*File, error) {
 func TestHalfRoundTripsEveryValue(t *testing.T) {
 	for i := 0; i < 1<<16; i++ {
 		h := uint16(i)
-		f := halfToFloat32(h)
+		f := HalfToFloat32(h)
 		if f != f { // NaN
-			if g := halfToFloat32(float32ToHalf(f)); g == g {
+			if g := HalfToFloat32(float32ToHalf(f)); g == g {
 				t.Fatalf("NaN %#04x came back as %v", h, g)
 			}
 			continue
@@ -55,7 +55,7 @@ func TestFloat32ToHalfRounds(t *testing.T) {
 		{5.960464477539063e-08, 5.960464477539063e-08}, // smallest subnormal
 		{1e-9, 0},
 	} {
-		if got := halfToFloat32(float32ToHalf(c.in)); got != c.want {
+		if got := HalfToFloat32(float32ToHalf(c.in)); got != c.want {
 			t.Errorf("%v -> %v, want %v", c.in, got, c.want)
 		}
 	}
