@@ -6,7 +6,8 @@
 //
 // or as go run ./dataset/demo/gen -out dataset/demo. The output is a pure
 // function of the tables, byte for byte; gen's test checks that the
-// committed files are what it writes.
+// committed files are what it writes, so edit the tables and regenerate,
+// never the files.
 //
 // # The tables
 //
@@ -18,13 +19,18 @@
 // aspect read alike across the entities and differ in the fact a query asks
 // for, and the passages of one entity share its opening sentence. Those are
 // the collection's hard negatives. A few entities carry hand-written
-// passages of their own (Extra).
+// passages of their own (Extra), which come before their aspects' passages
+// (so the paper's example, McDouble versus double cheeseburger, is
+// food-01). Templates may also say {a} (the article
+// before the name: "a" or "an") and {is} ("are" for a plural name); titles
+// start with a capital letter.
 //
 // A query names its judged passages as "entity/aspect": Ans are judged 2
 // (the passage answers the query), Part 1 (partly relevant), Neg 0 (judged
 // not relevant). Every passage judged 2 also brings the same aspect of the
-// entities beside its entity as judged 0 (near-misses that differ in the
-// one fact asked for), unless the query judged them otherwise.
+// two nearest entities whose passages of it share its template as judged 0
+// (near-misses that differ in the one fact asked for), unless the query
+// judged them otherwise.
 package main
 
 import (
@@ -54,6 +60,11 @@ type topic struct {
 type entity struct {
 	// Key names the entity in query references; Name in titles ({Name}).
 	Key, Name string
+	// A is the indefinite article before Name ({a}); "" means "an" before
+	// a vowel letter and "a" otherwise.
+	A string
+	// Plural makes {is} "are": Name is plural ("Chicken McNuggets").
+	Plural bool
 	// About is the entity's opening sentence ({about}).
 	About string
 	// Facts holds one fact per aspect of the topic, in the topic's order
@@ -99,7 +110,9 @@ const minWords, maxWords = 40, 90
 var placeholder = regexp.MustCompile(`\{([A-Za-z]+)\}`)
 
 // fill replaces the placeholders of tmpl: {Name}, {about} and {fact} by
-// e's name, opening sentence and fact. Any other placeholder is an error.
+// e's name, opening sentence and fact, {a} by the article before the name
+// and {is} by the verb that agrees with it. Any other placeholder is an
+// error.
 func fill(tmpl string, e entity, fact string) (string, error) {
 	var bad []string
 	out := placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
@@ -110,6 +123,13 @@ func fill(tmpl string, e entity, fact string) (string, error) {
 			return e.About
 		case "{fact}":
 			return fact
+		case "{a}":
+			return e.article()
+		case "{is}":
+			if e.Plural {
+				return "are"
+			}
+			return "is"
 		}
 		bad = append(bad, m)
 		return m
@@ -118,6 +138,26 @@ func fill(tmpl string, e entity, fact string) (string, error) {
 		return "", fmt.Errorf("unknown placeholder %s", strings.Join(bad, ", "))
 	}
 	return strings.Join(strings.Fields(out), " "), nil
+}
+
+// article returns e.A, or "an" before a vowel letter and "a" otherwise.
+func (e entity) article() string {
+	if e.A != "" {
+		return e.A
+	}
+	if r, _ := utf8.DecodeRuneInString(e.Name); strings.ContainsRune("AEIOUaeiou", r) {
+		return "an"
+	}
+	return "a"
+}
+
+// capitalize returns s with its first letter in upper case.
+func capitalize(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // judgment is one qrels line.
@@ -150,6 +190,9 @@ func build(topics []topic) (*collection, error) {
 		add := func(key, title, text string) error {
 			n++
 			d := doc{ID: fmt.Sprintf("%s-%02d", t.ID, n), Title: title, Text: text}
+			if strings.TrimSpace(title) == "" {
+				return fmt.Errorf("%s (%s) has no title", d.ID, key)
+			}
 			if w := len(strings.Fields(text)); w < minWords || w > maxWords {
 				lengths = append(lengths, fmt.Sprintf("%s (%s): %d words, want %d..%d: %q", d.ID, key, w, minWords, maxWords, text))
 			}
@@ -164,6 +207,16 @@ func build(topics []topic) (*collection, error) {
 			c.docs = append(c.docs, d)
 			return nil
 		}
+		for _, a := range t.Aspects {
+			if len(a.Texts) == 0 {
+				return nil, fmt.Errorf("topic %s: aspect %s has no text template", t.ID, a.Key)
+			}
+			for _, tmpl := range a.Texts {
+				if !strings.Contains(tmpl, "{fact}") {
+					return nil, fmt.Errorf("topic %s: a template of aspect %s has no {fact}: %q", t.ID, a.Key, tmpl)
+				}
+			}
+		}
 		keys := map[string]bool{}
 		for _, e := range t.Entities {
 			if keys[e.Key] {
@@ -174,6 +227,11 @@ func build(topics []topic) (*collection, error) {
 		for i, e := range t.Entities {
 			if len(e.Facts) != len(t.Aspects) {
 				return nil, fmt.Errorf("topic %s, %s: %d facts for %d aspects", t.ID, e.Key, len(e.Facts), len(t.Aspects))
+			}
+			for _, x := range e.Extra {
+				if err := add(e.Key+"/"+x.Key, x.Title, strings.Join(strings.Fields(x.Text), " ")); err != nil {
+					return nil, err
+				}
 			}
 			for j, a := range t.Aspects {
 				if e.Facts[j] == "" {
@@ -187,12 +245,7 @@ func build(topics []topic) (*collection, error) {
 				if err != nil {
 					return nil, fmt.Errorf("topic %s, %s/%s: %w", t.ID, e.Key, a.Key, err)
 				}
-				if err := add(e.Key+"/"+a.Key, title, text); err != nil {
-					return nil, err
-				}
-			}
-			for _, x := range e.Extra {
-				if err := add(e.Key+"/"+x.Key, x.Title, strings.Join(strings.Fields(x.Text), " ")); err != nil {
+				if err := add(e.Key+"/"+a.Key, capitalize(title), text); err != nil {
 					return nil, err
 				}
 			}
@@ -206,6 +259,10 @@ func build(topics []topic) (*collection, error) {
 		index := map[string]int{}
 		for i, e := range t.Entities {
 			index[e.Key] = i
+		}
+		aspects := map[string]int{}
+		for j, a := range t.Aspects {
+			aspects[a.Key] = j
 		}
 		for _, q := range t.Queries {
 			qn++
@@ -260,14 +317,13 @@ func build(topics []topic) (*collection, error) {
 					if !ok || strings.Contains(r, ":") {
 						continue
 					}
-					for _, j := range []int{i - 1, i + 1} {
-						if j < 0 || j >= len(t.Entities) {
-							continue
-						}
-						if _, ok := ref[t.ID+":"+t.Entities[j].Key+"/"+asp]; ok {
-							if err := judge(t.Entities[j].Key+"/"+asp, 0, false); err != nil {
-								return nil, err
-							}
+					a, ok := aspects[asp]
+					if !ok {
+						continue // an extra passage: no template to share
+					}
+					for _, j := range sameTemplate(t, i, a) {
+						if err := judge(t.Entities[j].Key+"/"+asp, 0, false); err != nil {
+							return nil, err
 						}
 					}
 				}
@@ -278,6 +334,23 @@ func build(topics []topic) (*collection, error) {
 		}
 	}
 	return c, nil
+}
+
+// sameTemplate returns the near-misses of entity i's passage of aspect a
+// (an index into t.Aspects): the two entities nearest to i in table order
+// whose passages of that aspect use the same template, the nearer first
+// (the earlier of two at the same distance).
+func sameTemplate(t topic, i, a int) []int {
+	n := len(t.Aspects[a].Texts)
+	var out []int
+	for d := 1; d < len(t.Entities) && len(out) < 2; d++ {
+		for _, j := range []int{i - d, i + d} {
+			if j >= 0 && j < len(t.Entities) && j%n == i%n && t.Entities[j].Facts[a] != "" && len(out) < 2 {
+				out = append(out, j)
+			}
+		}
+	}
+	return out
 }
 
 // write returns the three files of c: corpus.jsonl, queries.jsonl and
@@ -352,6 +425,7 @@ func allTopics() []topic {
 		buses, trains, museums, bicycles, dogBreeds,
 		breads, cheeses, pastas, weather, firstAid,
 		phoneTrouble, cameraSettings, sportsRules, taxForms,
+		carLights, stains,
 	}
 }
 

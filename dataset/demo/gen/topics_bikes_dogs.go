@@ -5,23 +5,23 @@ package main
 var bicycles = topic{
 	ID: "bike",
 	Aspects: []aspect{
-		{Key: "use", Title: "What a {Name} is for", Texts: []string{
+		{Key: "use", Title: "What {a} {Name} is for", Texts: []string{
 			"{about} {fact} A test ride on the kind of road or trail you actually ride tells you more than any review.",
 			"{about} {fact} Many riders end up with two bikes, but one well-chosen bike covers most people's riding.",
 		}},
-		{Key: "tyres", Title: "Tyres and pressure for a {Name}", Texts: []string{
+		{Key: "tyres", Title: "Tyres and pressure for {a} {Name}", Texts: []string{
 			"{about} {fact} The right pressure is printed on the tyre's sidewall as a range; lighter riders can stay near the bottom of it.",
 			"{about} {fact} A floor pump with a gauge makes it easy to check the pressure every week, since all tyres slowly lose air.",
 		}},
-		{Key: "gears", Title: "Gears and brakes on a {Name}", Texts: []string{
+		{Key: "gears", Title: "Gears and brakes on {a} {Name}", Texts: []string{
 			"{about} {fact} Brake pads wear faster in wet, gritty weather, so check them before a long ride or a steep descent.",
 			"{about} {fact} Shift before a climb rather than halfway up it, while the chain is not under heavy load.",
 		}},
-		{Key: "care", Title: "Looking after a {Name}", Texts: []string{
+		{Key: "care", Title: "Looking after {a} {Name}", Texts: []string{
 			"{about} {fact} A quick wipe of the chain after wet rides and a drop of oil every few weeks prevent most drivetrain wear.",
 			"{about} {fact} A yearly service at a bike shop catches worn cables, loose bearings and cracked parts before they fail.",
 		}},
-		{Key: "price", Title: "How much a {Name} costs and weighs", Texts: []string{
+		{Key: "price", Title: "How much {a} {Name} costs and weighs", Texts: []string{
 			"{about} {fact} A good lock, lights and a helmet add to the cost, so leave room in the budget for them.",
 			"{about} {fact} Buying second-hand can halve the price, but check the frame for cracks and the chain for stretch first.",
 		}},
@@ -141,11 +141,11 @@ var dogBreeds = topic{
 			"{about} {fact} Every dog is an individual, and early socialising with people, children and other animals shapes it as much as its breed.",
 			"{about} {fact} Meeting the puppy's parents is the best guide to the temperament it will grow into.",
 		}},
-		{Key: "exercise", Title: "How much exercise a {Name} needs", Texts: []string{
+		{Key: "exercise", Title: "How much exercise {a} {Name} needs", Texts: []string{
 			"{about} {fact} Puppies should have short walks only, as long runs can damage growing joints.",
 			"{about} {fact} Games that make a dog think, such as hide and seek with treats, tire it as much as a long walk.",
 		}},
-		{Key: "grooming", Title: "Grooming a {Name}", Texts: []string{
+		{Key: "grooming", Title: "Grooming {a} {Name}", Texts: []string{
 			"{about} {fact} Check the ears, teeth and nails while grooming, and get the dog used to being handled while it is young.",
 			"{about} {fact} Bathe a dog only when it is dirty, since frequent baths strip the natural oils from the coat.",
 		}},
@@ -258,7 +258,7 @@ var dogBreeds = topic{
 		{Text: "why is my labrador always hungry", Ans: []string{"labrador/health"}},
 		{Text: "beagle runs off after smells", Ans: []string{"beagle/exercise"}, Part: []string{"beagle/temper"}},
 		{Text: "how long do shiba inus live", Ans: []string{"shiba/size"}},
-		{Text: "golden retriever cancer risk", Ans: []string{"golden/health"}},
+		{Text: "which family dog breed gets cancer most often", Ans: []string{"golden/health"}},
 		{Text: "do greyhounds need a lot of running", Ans: []string{"greyhound/exercise"}},
 	},
 }

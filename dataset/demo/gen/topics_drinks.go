@@ -136,11 +136,11 @@ var teas = topic{
 var coffees = topic{
 	ID: "coffee",
 	Aspects: []aspect{
-		{Key: "inside", Title: "What is in a {Name}", Texts: []string{
+		{Key: "inside", Title: "What is in {a} {Name}", Texts: []string{
 			"{about} {fact} Cafés differ in their cup sizes and in how much milk they use, so the same name can mean rather different drinks.",
 			"{about} {fact} Any of the milk drinks can be made with oat, soy or almond milk, although they froth differently from cow's milk.",
 		}},
-		{Key: "caffeine", Title: "How much caffeine is in a {Name}", Texts: []string{
+		{Key: "caffeine", Title: "How much caffeine is in {a} {Name}", Texts: []string{
 			"{about} {fact} Health agencies suggest that most adults stay under about 400 milligrams of caffeine a day, and pregnant women under 200.",
 			"{about} {fact} Caffeine depends on the beans, the roast and the number of shots, so a chain's figure can be far from a small café's.",
 		}},
@@ -151,7 +151,7 @@ var coffees = topic{
 		{Key: "history", Title: "Where the {Name} comes from", Texts: []string{
 			"{about} {fact} Espresso machines spread from Italy after the Second World War, and each country then adapted the drinks to its own taste.",
 		}},
-		{Key: "home", Title: "Making a {Name} at home", Texts: []string{
+		{Key: "home", Title: "Making {a} {Name} at home", Texts: []string{
 			"{about} {fact} Freshly ground beans make more difference than an expensive machine, and a small milk jug makes foaming easier.",
 			"{about} {fact} Warm the cup first, because a cold cup takes the heat out of a small drink in seconds.",
 		}},

@@ -5,7 +5,7 @@ package main
 var fastFood = topic{
 	ID: "food",
 	Aspects: []aspect{
-		{Key: "inside", Title: "What is in the {Name}", Texts: []string{
+		{Key: "inside", Title: "What {is} in the {Name}", Texts: []string{
 			"{about} {fact} Toppings and sauces can differ a little from country to country, so the local menu board has the final word.",
 			"{about} {fact} Recipes are adjusted now and then, and the chain's website lists the current ingredients for each market.",
 		}},
@@ -20,7 +20,7 @@ var fastFood = topic{
 			"{about} {fact} Most changes cost nothing, although extra meat, cheese or bacon is added to the price.",
 			"{about} {fact} Special requests are easiest through the app or a kiosk, where every option is listed.",
 		}},
-		{Key: "cook", Title: "How the {Name} is made", Texts: []string{
+		{Key: "cook", Title: "How the {Name} {is} made", Texts: []string{
 			"{about} {fact} Kitchen timers and holding cabinets keep each item within a set time from cooking to serving.",
 		}},
 	},
@@ -75,7 +75,7 @@ var fastFood = topic{
 				"The fish is fried from frozen, and the bun is steamed rather than toasted, which keeps it soft against the crisp breading.",
 			},
 		},
-		{Key: "nuggets", Name: "Chicken McNuggets", About: "Chicken McNuggets are boneless pieces of battered chicken sold by McDonald's in boxes of four to forty.",
+		{Key: "nuggets", Name: "Chicken McNuggets", Plural: true, About: "Chicken McNuggets are boneless pieces of battered chicken sold by McDonald's in boxes of four to forty.",
 			Facts: []string{
 				"They are made from ground chicken breast and some rib meat, shaped and coated in a light tempura-style batter, and come in four shapes known as the ball, the bell, the boot and the bone.",
 				"Ten Chicken McNuggets have about 410 calories and 23 grams of protein before any dipping sauce; sweet and sour or barbecue sauce adds another 50 or so.",
@@ -84,7 +84,7 @@ var fastFood = topic{
 				"The nuggets are formed and par-fried at a supplier, frozen, and then fried in the restaurant for a few minutes before serving.",
 			},
 		},
-		{Key: "fries", Name: "French fries", About: "McDonald's French fries are its most ordered side, sold in small, medium and large.",
+		{Key: "fries", Name: "French fries", Plural: true, About: "McDonald's French fries are its most ordered side, sold in small, medium and large.",
 			Facts: []string{
 				"They are cut from varieties such as Russet Burbank, fried in a vegetable oil blend and salted; in the United States they also contain natural beef flavour made with wheat and milk, so they are not vegan there.",
 				"A medium portion of fries has about 320 calories, 15 grams of fat and roughly 260 milligrams of salt, and a large has close to 500 calories.",
@@ -115,7 +115,7 @@ var fastFood = topic{
 	Queries: []query{
 		{Text: "difference between a mcdouble and a double cheeseburger", Ans: []string{"mcdouble/compare"}, Part: []string{"mcdouble/inside", "double/inside"}, Neg: []string{"qpc/inside", "double/history"}},
 		{Text: "how many calories in a big mac", Ans: []string{"bigmac/calories"}},
-		{Text: "who invented the filet o fish", Ans: []string{"fish/history"}},
+		{Text: "fish sandwich created for catholics on fridays", Ans: []string{"fish/history"}},
 		{Text: "are mcdonalds fries vegan", Ans: []string{"fries/inside"}, Part: []string{"fries/history"}},
 		{Text: "why is the mcflurry machine always broken", Ans: []string{"mcflurry/cook"}},
 		{Text: "what shapes do chicken nuggets come in", Ans: []string{"nuggets/inside"}},
@@ -246,8 +246,8 @@ var skinCare = topic{
 	Queries: []query{
 		{Text: "what is theraderm used for", Ans: []string{"theraderm/use"}, Part: []string{"theraderm/ingredients"}},
 		{Text: "can you use benzoyl peroxide gel while pregnant", Ans: []string{"clarisol/avoid"}, Part: []string{"clarisol/ingredients"}},
-		{Text: "mineral sunscreen white cast", Ans: []string{"solvara/side"}, Part: []string{"solvara/ingredients"}},
-		{Text: "how long to leave dandruff shampoo on before rinsing", Ans: []string{"scalpa/apply"}},
+		{Text: "zinc sunscreen leaves my skin looking ashy", Ans: []string{"solvara/side"}, Part: []string{"solvara/ingredients"}},
+		{Text: "flaky scalp shampoo how long to leave it in", Ans: []string{"scalpa/apply"}},
 		{Text: "vitamin c serum how long until dark spots fade", Ans: []string{"lumivex/use"}, Part: []string{"lumivex/apply"}},
 		{Text: "urea cream for cracked heels diabetes", Ans: []string{"keralux/avoid"}, Part: []string{"keralux/use", "keralux/ingredients"}},
 		{Text: "anti itch lotion for mosquito bites without steroid", Ans: []string{"itchaway/use"}, Part: []string{"itchaway/ingredients"}},

@@ -5,27 +5,27 @@ package main
 var houseplants = topic{
 	ID: "plant",
 	Aspects: []aspect{
-		{Key: "water", Title: "Watering {Name}", Texts: []string{
+		{Key: "water", Title: "{Name}: watering", Texts: []string{
 			"{about} {fact} Water less in winter, when growth slows, and empty the saucer so the roots never sit in water.",
 			"{about} {fact} A pot with drainage holes makes watering far more forgiving, and tap water left to stand overnight suits most plants.",
 		}},
-		{Key: "light", Title: "How much light {Name} needs", Texts: []string{
+		{Key: "light", Title: "{Name}: how much light it needs", Texts: []string{
 			"{about} {fact} A plant that leans hard toward the window or loses its lower leaves is usually asking for more light.",
 			"{about} {fact} Giving the pot a quarter turn every week or two keeps the growth even on all sides.",
 		}},
-		{Key: "soil", Title: "Soil and repotting for {Name}", Texts: []string{
+		{Key: "soil", Title: "{Name}: soil and repotting", Texts: []string{
 			"{about} {fact} Repot in spring into a pot only a few centimetres wider, and water lightly for the first week afterwards.",
 			"{about} {fact} Roots circling the bottom of the pot or growing out of the drainage holes are the usual sign that it is time.",
 		}},
-		{Key: "pets", Title: "Is {Name} safe for cats and dogs", Texts: []string{
+		{Key: "pets", Title: "{Name}: is it safe for cats and dogs", Texts: []string{
 			"{about} {fact} If a pet has chewed a plant and seems unwell, call a vet or an animal poison line and have the plant's name ready.",
 			"{about} {fact} Keeping any plant out of reach is wise with a young animal that chews everything it finds.",
 		}},
-		{Key: "trouble", Title: "{Name} problems: leaves and pests", Texts: []string{
+		{Key: "trouble", Title: "{Name}: problems with leaves and pests", Texts: []string{
 			"{about} {fact} Check the undersides of the leaves every few weeks, because spider mites and mealybugs are easiest to stop early.",
 			"{about} {fact} Change one thing at a time when a plant struggles, or you will not know which change helped.",
 		}},
-		{Key: "propagate", Title: "Propagating {Name}", Texts: []string{
+		{Key: "propagate", Title: "{Name}: propagating new plants", Texts: []string{
 			"{about} {fact} Spring and early summer are the best time to start new plants, while the parent is growing strongly.",
 		}},
 	},
@@ -139,7 +139,7 @@ var houseplants = topic{
 		{Text: "monstera leaves not splitting", Ans: []string{"monstera/light"}},
 		{Text: "what do you pot an orchid in", Ans: []string{"orchid/soil"}},
 		{Text: "aloe leaves brown and squishy", Ans: []string{"aloe/trouble"}, Part: []string{"aloe/water"}},
-		{Text: "how to grow new plants from the babies on a spider plant", Ans: []string{"spider/propagate"}},
+		{Text: "pot up the little plantlets dangling from my plant", Ans: []string{"spider/propagate"}, Part: []string{"fern/propagate"}},
 		{Text: "fiddle leaf fig losing leaves after moving it", Ans: []string{"fiddle/trouble"}},
 		{Text: "sansevieria watering schedule", Ans: []string{"snake/water"}},
 	},
@@ -171,7 +171,7 @@ var vegetables = topic{
 		}},
 	},
 	Entities: []entity{
-		{Key: "tomato", Name: "tomatoes", About: "Tomatoes are the most popular crop in home gardens, grown as tall vines or compact bushes.",
+		{Key: "tomato", Name: "tomatoes", Plural: true, About: "Tomatoes are the most popular crop in home gardens, grown as tall vines or compact bushes.",
 			Facts: []string{
 				"Sow the seeds indoors six to eight weeks before the last frost and plant out only when nights stay above ten degrees Celsius.",
 				"Set tall varieties about 60 centimetres apart with a sturdy stake or cage, and bury the stem deeper than it grew, because it roots along its length.",
@@ -180,7 +180,7 @@ var vegetables = topic{
 				"Late blight turns the leaves and fruit brown and rotten in wet summers, so remove affected leaves at once and keep the foliage dry.",
 			},
 		},
-		{Key: "potato", Name: "potatoes", About: "Potatoes are grown from seed potatoes, small tubers saved for planting, rather than from true seed.",
+		{Key: "potato", Name: "potatoes", Plural: true, About: "Potatoes are grown from seed potatoes, small tubers saved for planting, rather than from true seed.",
 			Facts: []string{
 				"Plant early varieties in early spring, about a month before the last frost, and main crops a few weeks later.",
 				"Plant the tubers 10 to 15 centimetres deep and 30 centimetres apart, and pile soil up around the stems as they grow so the new potatoes stay in the dark.",
@@ -189,7 +189,7 @@ var vegetables = topic{
 				"Potato blight, scab and slugs are the common problems, and potatoes that turn green in the light contain a bitter toxin and should not be eaten.",
 			},
 		},
-		{Key: "carrot", Name: "carrots", About: "Carrots are a root crop sown straight into the ground, since the seedlings do not like to be moved.",
+		{Key: "carrot", Name: "carrots", Plural: true, About: "Carrots are a root crop sown straight into the ground, since the seedlings do not like to be moved.",
 			Facts: []string{
 				"Sow thinly from early spring to midsummer in short rows every few weeks, because the fine seed can take three weeks to come up.",
 				"They need loose, stone-free soil or the roots fork; thin the seedlings to five centimetres apart and avoid fresh manure.",
@@ -207,7 +207,7 @@ var vegetables = topic{
 				"Slugs and snails are the main enemy, especially at night after rain; beer traps and a torchlit patrol catch many of them.",
 			},
 		},
-		{Key: "courgette", Name: "courgettes", About: "Courgettes, also called zucchini, are bushy summer squashes that crop heavily from midsummer.",
+		{Key: "courgette", Name: "courgettes", Plural: true, About: "Courgettes, also called zucchini, are bushy summer squashes that crop heavily from midsummer.",
 			Facts: []string{
 				"Sow indoors in individual pots a month before the last frost, or outside in late spring, placing the flat seeds on their edge.",
 				"Each plant needs nearly a square metre, so two or three are plenty for a family, in rich soil with plenty of compost.",
@@ -216,7 +216,7 @@ var vegetables = topic{
 				"Powdery mildew covers the leaves in white dust late in the summer, mostly on plants that are dry at the roots.",
 			},
 		},
-		{Key: "beans", Name: "runner beans", About: "Runner beans are climbing beans with red or white flowers, grown up tall poles.",
+		{Key: "beans", Name: "runner beans", Plural: true, About: "Runner beans are climbing beans with red or white flowers, grown up tall poles.",
 			Facts: []string{
 				"They are killed by frost, so sow outside two weeks after the last frost, or indoors in deep pots a month earlier.",
 				"Put up a row or wigwam of poles two metres tall and plant one bean at the foot of each, 20 centimetres apart, in deeply dug soil.",
@@ -225,7 +225,7 @@ var vegetables = topic{
 				"Blackfly cluster on the tips in early summer, and mice and slugs eat the seeds and young shoots.",
 			},
 		},
-		{Key: "pepper", Name: "sweet peppers", About: "Sweet peppers, or bell peppers, need a long warm season and are often grown in a greenhouse or on a sunny patio.",
+		{Key: "pepper", Name: "sweet peppers", Plural: true, About: "Sweet peppers, or bell peppers, need a long warm season and are often grown in a greenhouse or on a sunny patio.",
 			Facts: []string{
 				"Sow early, eight to ten weeks before the last frost, on a warm windowsill, because the seeds need about 20 degrees Celsius to germinate.",
 				"Plant them 45 centimetres apart in a warm spot or in pots, and support the stems once they carry fruit.",
@@ -234,7 +234,7 @@ var vegetables = topic{
 				"Aphids and red spider mite are common under glass, especially in hot, dry air.",
 			},
 		},
-		{Key: "strawberry", Name: "strawberries", About: "Strawberries are low perennial plants that fruit in early summer and spread by runners.",
+		{Key: "strawberry", Name: "strawberries", Plural: true, About: "Strawberries are low perennial plants that fruit in early summer and spread by runners.",
 			Facts: []string{
 				"Plant new runners in late summer or early autumn so they crop well the next summer, or potted plants in spring.",
 				"Set them 35 centimetres apart in a sunny bed, with the crown level with the soil surface, and replace the plants every three or four years.",
@@ -266,10 +266,10 @@ var vegetables = topic{
 		{Text: "when to plant garlic", Ans: []string{"garlic/sow"}},
 		{Text: "tomatoes splitting and black bottoms", Ans: []string{"tomato/water"}, Part: []string{"tomato/pests"}},
 		{Text: "why are my carrots forked", Ans: []string{"carrot/space"}, Part: []string{"carrot/water"}},
-		{Text: "zucchini turned into a huge marrow", Ans: []string{"courgette/harvest"}},
-		{Text: "are green potatoes safe to eat", Ans: []string{"potato/pests"}},
+		{Text: "courgettes got enormous while I was on holiday", Ans: []string{"courgette/harvest"}},
+		{Text: "spuds went green in the light can I still cook them", Ans: []string{"potato/pests"}},
 		{Text: "bean flowers falling off without pods", Ans: []string{"beans/water"}},
-		{Text: "do green peppers turn red", Ans: []string{"pepper/harvest"}},
+		{Text: "are red and green bell peppers the same plant", Ans: []string{"pepper/harvest"}},
 		{Text: "stop lettuce going to seed", Ans: []string{"lettuce/water"}, Part: []string{"lettuce/space"}},
 		{Text: "keep birds off the berries", Ans: []string{"strawberry/pests"}},
 		{Text: "basil going black overnight", Ans: []string{"basil/sow"}, Part: []string{"basil/water"}},

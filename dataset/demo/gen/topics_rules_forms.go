@@ -13,7 +13,7 @@ var sportsRules = topic{
 			"{about} {fact} Youth and amateur games often use smaller teams and playing areas than the professional rules.",
 			"{about} {fact} The markings on the playing area define most of the rules, so learning them is a good place to start.",
 		}},
-		{Key: "length", Title: "How long a {Name} match lasts", Texts: []string{
+		{Key: "length", Title: "How long {a} {Name} match lasts", Texts: []string{
 			"{about} {fact} Breaks for injuries, reviews and television mean a match takes longer on the clock than its playing time.",
 		}},
 		{Key: "fouls", Title: "Fouls and penalties in {Name}", Texts: []string{
@@ -121,7 +121,7 @@ var sportsRules = topic{
 		{Text: "offside rule explained simply", Ans: []string{"football/players"}},
 		{Text: "what does deuce mean in tennis", Ans: []string{"tennis/scoring"}},
 		{Text: "how long is an nba game", Ans: []string{"basketball/length"}},
-		{Text: "how many players on a volleyball team", Ans: []string{"volleyball/players"}},
+		{Text: "sport where a team may touch the ball three times before it goes over", Ans: []string{"volleyball/fouls"}, Part: []string{"volleyball/players"}},
 		{Text: "how many points is a try", Ans: []string{"rugby/scoring"}},
 		{Text: "penalty box two minutes", Ans: []string{"hockey/fouls"}, Part: []string{"handball/fouls"}},
 		{Text: "badminton serve rules waist", Ans: []string{"badminton/fouls"}},
@@ -252,10 +252,10 @@ var taxForms = topic{
 		{Text: "what is box 12 on my w2", Ans: []string{"w2/boxes"}},
 		{Text: "when do employers have to send w2", Ans: []string{"w2/deadline"}, Part: []string{"1099nec/deadline"}},
 		{Text: "does an extension give me more time to pay taxes", Ans: []string{"4868/mistakes", "4868/what"}, Part: []string{"1040/deadline"}},
-		{Text: "quarterly estimated tax due dates", Ans: []string{"1040es/deadline"}},
+		{Text: "when do freelancers pay tax during the year", Ans: []string{"1040es/deadline"}},
 		{Text: "client asked me to fill out a form with my social security number", Ans: []string{"w9/what"}, Part: []string{"w9/who"}},
-		{Text: "fix a mistake on a tax return already filed", Ans: []string{"1040/mistakes"}},
-		{Text: "do I have to report interest under 10 dollars", Ans: []string{"1099int/who"}},
+		{Text: "amend my return after I forgot some income", Ans: []string{"1040/mistakes"}},
+		{Text: "bank sent no form for my tiny savings interest", Ans: []string{"1099int/who"}},
 		{Text: "student loan interest deduction limit", Ans: []string{"1098e/boxes"}},
 		{Text: "how do I change my tax withholding at work", Ans: []string{"w4/who"}, Part: []string{"w4/what"}},
 		{Text: "self employment tax on freelance income", Ans: []string{"schedulec/who"}, Part: []string{"1099nec/mistakes"}},

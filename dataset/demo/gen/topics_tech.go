@@ -5,23 +5,23 @@ package main
 var phoneTrouble = topic{
 	ID: "phone",
 	Aspects: []aspect{
-		{Key: "cause", Title: "Why {Name} happens", Texts: []string{
+		{Key: "cause", Title: "{Name}: why it happens", Texts: []string{
 			"{about} {fact} Restarting the phone clears many passing faults, so try that first before looking for a deeper cause.",
 			"{about} {fact} A problem that starts right after a system or app update is often fixed by the next update.",
 		}},
-		{Key: "fix", Title: "How to fix {Name}", Texts: []string{
+		{Key: "fix", Title: "{Name}: what to do", Texts: []string{
 			"{about} {fact} The steps are the same on most Android phones and iPhones, although the menus have different names.",
 			"{about} {fact} Try one step at a time and check after each whether the problem has gone.",
 		}},
-		{Key: "prevent", Title: "How to prevent {Name}", Texts: []string{
+		{Key: "prevent", Title: "{Name}: how to prevent it", Texts: []string{
 			"{about} {fact} Keeping the system and apps up to date also closes security holes, so turn on automatic updates.",
 			"{about} {fact} A good case and screen protector cost far less than a repair and prevent a lot of damage.",
 		}},
-		{Key: "repair", Title: "Repairing {Name}: shop or warranty", Texts: []string{
+		{Key: "repair", Title: "{Name}: repair shop or warranty", Texts: []string{
 			"{about} {fact} Ask for a written quote before a repair, and use a shop that gives a warranty on its work.",
 			"{about} {fact} Phones are usually covered for one or two years by the maker's warranty, but accidental damage is not included.",
 		}},
-		{Key: "data", Title: "Will I lose my photos with {Name}", Texts: []string{
+		{Key: "data", Title: "{Name}: will I lose my photos", Texts: []string{
 			"{about} {fact} An automatic cloud backup of photos, contacts and messages makes almost any phone problem less painful.",
 		}},
 	},
@@ -121,13 +121,13 @@ var phoneTrouble = topic{
 		{Text: "phone only charges if i hold the cable at an angle", Ans: []string{"charging/cause"}, Part: []string{"charging/fix"}},
 		{Text: "dropped my phone in the toilet what now", Ans: []string{"water/fix"}},
 		{Text: "should i put a wet phone in rice", Ans: []string{"water/fix"}, Part: []string{"water/cause"}},
-		{Text: "iphone screen not responding to touch", Ans: []string{"frozen/fix"}, Part: []string{"frozen/cause"}},
-		{Text: "how to find the imei number", Ans: []string{"lost/prevent"}},
-		{Text: "battery health below 80 percent replace", Ans: []string{"battery/repair"}},
+		{Text: "phone stuck on one screen and nothing responds", Ans: []string{"frozen/fix"}, Part: []string{"frozen/cause"}},
+		{Text: "where do I find the number that identifies my handset", Ans: []string{"lost/prevent"}},
+		{Text: "worth getting a new battery instead of a new phone", Ans: []string{"battery/repair"}},
 		{Text: "phone too hot to hold while charging", Ans: []string{"overheat/cause"}, Part: []string{"overheat/fix"}},
 		{Text: "can i add more memory to my phone", Ans: []string{"storage/repair"}},
 		{Text: "no service bars but wifi works", Ans: []string{"signal/fix"}, Part: []string{"signal/prevent"}},
-		{Text: "locked out after too many wrong passcodes", Ans: []string{"passcode/fix"}, Part: []string{"passcode/cause"}},
+		{Text: "forgot my pin and it says try again in an hour", Ans: []string{"passcode/fix"}, Part: []string{"passcode/cause"}},
 	},
 }
 
@@ -136,18 +136,18 @@ var phoneTrouble = topic{
 var cameraSettings = topic{
 	ID: "camera",
 	Aspects: []aspect{
-		{Key: "what", Title: "What {Name} does", Texts: []string{
+		{Key: "what", Title: "{Name}: what it does", Texts: []string{
 			"{about} {fact} Aperture, shutter speed and ISO together decide the exposure, so changing one usually means changing another.",
 			"{about} {fact} Most cameras and many phone camera apps let you set it yourself in a manual or pro mode.",
 		}},
-		{Key: "when", Title: "When to change {Name}", Texts: []string{
+		{Key: "when", Title: "{Name}: when to change it", Texts: []string{
 			"{about} {fact} The automatic modes get most scenes right, so manual control matters most in difficult light.",
 			"{about} {fact} Take a test shot and check the screen and histogram before the moment you care about.",
 		}},
-		{Key: "values", Title: "Typical {Name} settings", Texts: []string{
+		{Key: "values", Title: "{Name}: typical settings", Texts: []string{
 			"{about} {fact} Write down what worked after a shoot, because the same scene next time will need nearly the same settings.",
 		}},
-		{Key: "mistakes", Title: "Common mistakes with {Name}", Texts: []string{
+		{Key: "mistakes", Title: "{Name}: common mistakes", Texts: []string{
 			"{about} {fact} Checking photos at full size on the camera screen catches problems that look fine as a small preview.",
 			"{about} {fact} Resetting the camera to your usual settings at the end of a shoot avoids surprises next time.",
 		}},

@@ -5,11 +5,11 @@ package main
 var buses = topic{
 	ID: "bus",
 	Aspects: []aspect{
-		{Key: "route", Title: "Larkford bus {Name}: route and stops", Texts: []string{
+		{Key: "route", Title: "{Name}: route and stops", Texts: []string{
 			"{about} {fact} Timetables and a map of every line are posted at the main stops and in the city's transport app.",
 			"{about} {fact} Roadworks sometimes move a stop for a few weeks; yellow notices at the old stop show where to wait instead.",
 		}},
-		{Key: "frequency", Title: "How often bus {Name} runs", Texts: []string{
+		{Key: "frequency", Title: "How often {Name} runs", Texts: []string{
 			"{about} {fact} Live departure times in the app and on the stop displays include delays, so check them in bad traffic.",
 			"{about} {fact} Buses may bunch together at rush hour, so a long wait is sometimes followed by two arriving at once.",
 		}},
@@ -17,11 +17,11 @@ var buses = topic{
 			"{about} {fact} Times on public holidays follow the Sunday timetable unless a notice at the stop says otherwise.",
 			"{about} {fact} The last departures are timed to meet the final trains at Central Station where the line serves it.",
 		}},
-		{Key: "fares", Title: "Fares and tickets on bus {Name}", Texts: []string{
+		{Key: "fares", Title: "Fares and tickets on {Name}", Texts: []string{
 			"{about} {fact} Tap a bank card or phone on the reader as you board, and the daily cap makes sure you never pay more than a day ticket.",
 			"{about} {fact} Children under six travel free with an adult, and students and people over 65 can apply for a half-price pass.",
 		}},
-		{Key: "access", Title: "Accessibility on bus {Name}", Texts: []string{
+		{Key: "access", Title: "Accessibility on {Name}", Texts: []string{
 			"{about} {fact} Drivers will wait for anyone who needs more time to board, and announcements name each stop on screen and aloud.",
 			"{about} {fact} Guide dogs and assistance dogs travel free on every line at all times.",
 		}},
@@ -81,7 +81,7 @@ var buses = topic{
 				"The stadium stop has step-free queueing lanes and staff on match days to help disabled passengers board first.",
 			},
 		},
-		{Key: "n4", Name: "N4", About: "The N4 is one of Larkford's night buses, running when the day routes have stopped.",
+		{Key: "n4", Name: "the N4 night bus", About: "The N4 is one of Larkford's night buses, running when the day routes have stopped.",
 			Facts: []string{
 				"It follows the Line 1 route through the centre and then continues to Fernhill and Millbrook, covering the main nightlife streets.",
 				"The N4 runs every thirty minutes, and every fifteen minutes on Friday and Saturday nights.",
@@ -90,7 +90,7 @@ var buses = topic{
 				"Night buses carry a second member of staff on weekend nights, and drivers can stop between stops for anyone travelling alone after midnight.",
 			},
 		},
-		{Key: "x9", Name: "X9 Airport Express", About: "The X9 Airport Express runs non-stop between the city centre and Larkford Airport.",
+		{Key: "x9", Name: "the X9 Airport Express", About: "The X9 Airport Express runs non-stop between the city centre and Larkford Airport.",
 			Facts: []string{
 				"It leaves from stand C at Central Station and stops only at the Harbour Hotel before the airport terminal; the trip takes about 25 minutes.",
 				"The X9 leaves every twenty minutes from 5:00 to 21:00 and every forty minutes after that.",
@@ -108,7 +108,7 @@ var buses = topic{
 				"Line 40 coaches have a wheelchair lift and one wheelchair space that should be booked a day ahead by phone.",
 			},
 		},
-		{Key: "shuttle", Name: "Park and Ride shuttle", About: "The Park and Ride shuttle connects a large car park on the ring road with the Old Town.",
+		{Key: "shuttle", Name: "the Park and Ride shuttle", About: "The Park and Ride shuttle connects a large car park on the ring road with the Old Town.",
 			Facts: []string{
 				"It runs from the Northgate car park off the ring road straight to the Market Square, with one stop at the Museum Quarter.",
 				"The shuttle runs every ten minutes from Monday to Saturday and every fifteen minutes on Sundays.",
@@ -256,11 +256,11 @@ var trains = topic{
 		{Text: "fastest way from the airport to central station", Ans: []string{"airport/time"}, Part: []string{"bus:x9/route"}},
 		{Text: "can I bring my dog on the train to the seaside", Ans: []string{"coastal/luggage"}},
 		{Text: "do I need my passport on the international train", Ans: []string{"border/luggage"}, Part: []string{"border/seats"}},
-		{Text: "cog railway up the mountain price", Ans: []string{"mountain/tickets"}},
+		{Text: "how much is the train to the summit", Ans: []string{"mountain/tickets"}},
 		{Text: "steam train open in winter", Ans: []string{"steam/time"}},
 		{Text: "bicycles on metro rail rush hour", Ans: []string{"commuter/luggage"}},
 		{Text: "which side to sit for sea views", Ans: []string{"coastal/time"}},
-		{Text: "high speed train restaurant car and wifi", Ans: []string{"highspeed/onboard"}, Part: []string{"intercity/onboard"}},
+		{Text: "can I get a proper meal on the fast train abroad", Ans: []string{"highspeed/onboard"}, Part: []string{"border/onboard", "intercity/onboard"}},
 	},
 }
 

@@ -17,16 +17,16 @@ var weather = topic{
 			"{about} {fact} Check on elderly neighbours and anyone living alone, who are most at risk in extreme weather.",
 			"{about} {fact} Keep a charged phone, a torch and some water at home in case the power goes off.",
 		}},
-		{Key: "season", Title: "When and where {Name} happens", Texts: []string{
+		{Key: "season", Title: "When and where {Name} {is} most common", Texts: []string{
 			"{about} {fact} Climate change is shifting how often and how strongly many kinds of weather occur.",
 		}},
-		{Key: "measure", Title: "How {Name} is measured", Texts: []string{
+		{Key: "measure", Title: "How {Name} {is} measured", Texts: []string{
 			"{about} {fact} Weather stations, balloons, radar and satellites together feed the computer models behind every forecast.",
 			"{about} {fact} Amateur observers add thousands of readings a day, which help to check what the instruments record.",
 		}},
 	},
 	Entities: []entity{
-		{Key: "thunder", Name: "thunderstorms", About: "A thunderstorm is a storm with lightning and thunder, usually with heavy rain and gusty wind.",
+		{Key: "thunder", Name: "thunderstorms", Plural: true, About: "A thunderstorm is a storm with lightning and thunder, usually with heavy rain and gusty wind.",
 			Facts: []string{
 				"Warm, moist air rises fast and builds a towering cumulonimbus cloud, where colliding ice and water droplets separate electric charge until lightning jumps.",
 				"Towering clouds with flat, anvil-shaped tops, a sudden cool gust and darkening skies on a hot afternoon usually mean a storm within the hour.",
@@ -53,7 +53,7 @@ var weather = topic{
 				"Hailstones are measured by their diameter, often compared with peas, golf balls or tennis balls, and the largest on record were about 20 centimetres.",
 			},
 		},
-		{Key: "tornado", Name: "tornadoes", About: "A tornado is a violently rotating column of air reaching from a thunderstorm to the ground.",
+		{Key: "tornado", Name: "tornadoes", Plural: true, About: "A tornado is a violently rotating column of air reaching from a thunderstorm to the ground.",
 			Facts: []string{
 				"They form in supercell storms, where winds changing direction and speed with height set the air spinning, and a strong updraft stretches the spin upward.",
 				"A dark, often greenish sky, large hail, a wall cloud and a loud roar like a freight train can all mean a tornado is near; warnings are issued from radar.",
@@ -62,7 +62,7 @@ var weather = topic{
 				"Tornadoes are rated on the Enhanced Fujita scale from EF0 to EF5, based on the damage they cause, since their winds are hard to measure directly.",
 			},
 		},
-		{Key: "heatwave", Name: "heat waves", About: "A heat wave is a spell of several days with unusually high temperatures for the place and season.",
+		{Key: "heatwave", Name: "heat waves", Plural: true, About: "A heat wave is a spell of several days with unusually high temperatures for the place and season.",
 			Facts: []string{
 				"A large area of high pressure stalls, sinking air warms as it is compressed, and clear skies let the sun heat the ground day after day.",
 				"Forecasters can see heat waves coming a week or more ahead, and health services issue heat alerts when nights will also stay hot.",
@@ -80,7 +80,7 @@ var weather = topic{
 				"Ground frost is measured by a thermometer just above the grass, which can read several degrees colder than the air at head height.",
 			},
 		},
-		{Key: "hurricane", Name: "hurricanes", About: "A hurricane is a large, rotating tropical storm with winds of at least 119 kilometres per hour.",
+		{Key: "hurricane", Name: "hurricanes", Plural: true, About: "A hurricane is a large, rotating tropical storm with winds of at least 119 kilometres per hour.",
 			Facts: []string{
 				"They form over warm tropical sea water of at least 26 degrees Celsius, where rising moist air releases heat that strengthens the storm as it spins.",
 				"Hurricanes are tracked by satellite and aircraft for days, and the forecast cone shows where the centre may go; a warning means impact within about 36 hours.",
@@ -89,7 +89,7 @@ var weather = topic{
 				"They are rated on the Saffir-Simpson scale from category 1 to category 5 by their strongest sustained wind speed.",
 			},
 		},
-		{Key: "blizzard", Name: "blizzards", About: "A blizzard is a severe snowstorm with strong wind and very poor visibility.",
+		{Key: "blizzard", Name: "blizzards", Plural: true, About: "A blizzard is a severe snowstorm with strong wind and very poor visibility.",
 			Facts: []string{
 				"They happen when cold air meets moist air in a deep area of low pressure, and strong winds blow falling and fallen snow into whiteouts and drifts.",
 				"Forecasters warn a few days ahead when a deep low is expected; falling pressure and rising wind in cold weather are the signs on the day.",
@@ -118,16 +118,16 @@ var weather = topic{
 		},
 	},
 	Queries: []query{
-		{Text: "how far away is lightning counting seconds", Ans: []string{"thunder/measure"}},
+		{Text: "gap between the flash and the bang distance", Ans: []string{"thunder/measure"}},
 		{Text: "safest room in the house when a tornado comes", Ans: []string{"tornado/safety"}, Part: []string{"tornado/signs"}},
 		{Text: "why does fog form at night", Ans: []string{"fog/cause"}},
 		{Text: "rain that turns to ice on the road", Ans: []string{"freezingrain/cause"}, Part: []string{"freezingrain/safety"}},
-		{Text: "what category is the strongest hurricane", Ans: []string{"hurricane/measure"}},
+		{Text: "scale used to rank tropical cyclones by wind", Ans: []string{"hurricane/measure"}},
 		{Text: "stuck in my car in a snowstorm", Ans: []string{"blizzard/safety"}},
-		{Text: "will there be frost tonight clear sky", Ans: []string{"frost/signs"}},
-		{Text: "how big can hailstones get", Ans: []string{"hail/measure"}},
+		{Text: "why is the grass white on clear cold mornings", Ans: []string{"frost/cause"}, Part: []string{"frost/signs"}},
+		{Text: "largest ice balls ever to fall from a storm", Ans: []string{"hail/measure"}},
 		{Text: "how many days of heat make a heatwave", Ans: []string{"heatwave/measure"}},
-		{Text: "when is hurricane season", Ans: []string{"hurricane/season"}},
+		{Text: "what months do atlantic storms hit", Ans: []string{"hurricane/season"}},
 	},
 }
 
@@ -144,7 +144,7 @@ var firstAid = topic{
 			"{about} {fact} Make sure the area is safe before you help, and ask someone nearby to stay with you.",
 			"{about} {fact} A first aid course teaches these steps hands-on and takes only a day.",
 		}},
-		{Key: "avoid", Title: "What not to do with {Name}", Texts: []string{
+		{Key: "avoid", Title: "{Name}: what not to do", Texts: []string{
 			"{about} {fact} Old home remedies often do more harm than good, so stick to simple first aid.",
 		}},
 		{Key: "emergency", Title: "When {Name} needs an ambulance", Texts: []string{
