@@ -16,6 +16,7 @@ import (
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/internal/modeltest"
+	"github.com/dreval/dreval/internal/sharedtest"
 )
 
 // writeFiles writes name -> contents into dir.
@@ -74,8 +75,14 @@ func sameVectors(t *testing.T, what string, a, b [][]float32) {
 // checks that Load gives bit-identical embeddings from the graph, with
 // config.json and with the configuration read from the graph.
 func TestLoadONNXMiniLM(t *testing.T) {
-	withCfg := modeltest.ONNXDir(t, "minilm", "config.json", "tokenizer.json")
-	noCfg := modeltest.ONNXDir(t, "minilm", "tokenizer.json")
+	// The exports keep the installed model's maximum length, which
+	// sentence_bert_config.json states when it is installed.
+	var st []string
+	if _, err := os.Stat(filepath.Join(sharedtest.ModelDir(t, "minilm"), "sentence_bert_config.json")); err == nil {
+		st = []string{"sentence_bert_config.json"}
+	}
+	withCfg := modeltest.ONNXDir(t, "minilm", append([]string{"config.json", "tokenizer.json"}, st...)...)
+	noCfg := modeltest.ONNXDir(t, "minilm", append([]string{"tokenizer.json"}, st...)...)
 
 	texts := []string{"This is an example sentence", "what is the boiling point of water at high altitude", "a"}
 	ref, _, err := miniLM(t).Encode(texts)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
 )
@@ -32,8 +33,15 @@ func TestTextEncoder(t *testing.T) {
 	if want := m.Tokenizer.EncodeIDs("Hello world"); !slices.Equal(ids[0], want) {
 		t.Errorf("ids %v, want the model's %v", ids[0], want)
 	}
-	if len(ids[1]) != e.MaxLength() || e.MaxLength() != 128 {
-		t.Errorf("long text: %d ids, MaxLength %d; want 128 both", len(ids[1]), e.MaxLength())
+	// The directory's length: max_seq_length of sentence_bert_config.json
+	// when the installed model has one (256 for all-MiniLM-L6-v2), else
+	// the tokenizer's truncation (128).
+	settings, err := encoder.ReadSettings(dir, encoder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := settings.MaxLength; len(ids[1]) != e.MaxLength() || e.MaxLength() != want {
+		t.Errorf("long text: %d ids, MaxLength %d; want %d both", len(ids[1]), e.MaxLength(), want)
 	}
 	vecs, err := e.EmbedIDs(ids[:1])
 	if err != nil {
