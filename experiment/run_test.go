@@ -89,11 +89,13 @@ func TestRunFakeOnDemo(t *testing.T) {
 	for _, rr := range append([]*results.RunResult{mr.Clean}, mr.Perturbed...) {
 		checkScores(t, c, rr, res)
 	}
-	// The bag-of-words fake retrieves the demo well clean, and half the
-	// tokens shifted hurts it.
+	// The bag-of-words fake finds some of the demo's answers clean (far
+	// fewer than a real model: its 64 hashed dimensions mix up passages
+	// that share most of their words, as the demo's near-misses do), and
+	// half the tokens shifted hurts it.
 	clean := mr.Clean.Means[st]["ndcg@10"]
 	heavy := mr.Rates[1].Stats[st]["ndcg@10"].Mean
-	if !(clean > 0.3) || !(heavy < clean) {
+	if !(clean > 0.1) || !(heavy < clean/2) {
 		t.Errorf("ndcg@10 clean %v, at rate 0.5 %v: want a good clean run and a drop", clean, heavy)
 	}
 	d := mr.Rates[1].Drop[st]["ndcg@10"]
@@ -321,9 +323,9 @@ func TestBadCollections(t *testing.T) {
 	}{
 		{"empty corpus", &empty, "corpus is empty", ""},
 		{"spaced id", &spaced, `document id "doc 1" is empty or holds white space`, ""},
-		{"no judgments", withQrels(dataset.Qrels{}), "none of its 48 queries has judgments", ""},
+		{"no judgments", withQrels(dataset.Qrels{}), "none of its 212 queries has judgments", ""},
 		{"unknown docs", unknownDoc, "", "the qrels name 2 documents absent from the corpus"},
-		{"unjudged query", unjudged, "", "1 of 48 queries have no judgments"},
+		{"unjudged query", unjudged, "", "1 of 212 queries have no judgments"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -353,8 +355,8 @@ func TestBadCollections(t *testing.T) {
 		t.Fatal(err)
 	}
 	ds := res.Datasets[0]
-	if ds.Unjudged != 1 || ds.Judged != 47 {
-		t.Errorf("judged %d unjudged %d, want 47 and 1", ds.Judged, ds.Unjudged)
+	if ds.Unjudged != 1 || ds.Judged != 211 {
+		t.Errorf("judged %d unjudged %d, want 211 and 1", ds.Judged, ds.Unjudged)
 	}
 	if _, ok := ds.Models[0].Clean.Run[base.Queries[0].ID]; ok {
 		t.Errorf("the unjudged query was searched")

@@ -78,10 +78,10 @@ func BenchmarkRunReader(b *testing.B) {
 }
 
 // BenchmarkPairedTests is the statistics of one comparison of the
-// browser's rate slider: the six st measures of the demo's 48 queries,
+// browser's rate slider: the six st measures of the demo's 212 queries,
 // 10,000 permutations and bootstrap resamples.
 func BenchmarkPairedTests(b *testing.B) {
-	const n, measures = 48, 6
+	const n, measures = 212, 6
 	a, c := make([][]float64, measures), make([][]float64, measures)
 	for m := range measures {
 		a[m], c[m] = make([]float64, n), make([]float64, n)

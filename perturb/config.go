@@ -97,8 +97,9 @@ const (
 	// conditioned on its code not failing; ids never leave the vocabulary,
 	// no single id collects the overflow (as with Clamp) and no id jumps to
 	// the bottom of the vocabulary ([PAD] and [unused] slots, as with Wrap).
-	// The redraw uses a separate generator, so the other positions keep
-	// their draws.
+	// The redraw uses a generator of its own per (seed, query, position),
+	// so the other positions keep their draws and the redrawn id is the
+	// same at every rate that perturbs the position.
 	Redraw OOVPolicy = "redraw"
 	// Clamp replaces t+d by VocabSize-1.
 	Clamp OOVPolicy = "clamp"

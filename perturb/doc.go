@@ -18,7 +18,7 @@
 // Every perturbation of a query is a pure function of its Config (mode,
 // rate, seed and options), the query id, and the query's clean token ids or
 // text (so of the tokenizer). Each query gets its own random generator,
-// seeded from SHA-256 over (mode, rate, seed, query id); the generator is
+// seeded from SHA-256 over (mode, seed, query id); the generator is
 // xoshiro256** written in this package, so the output does not depend on
 // batch size, order or goroutines, nor on the Go version or platform: the
 // browser (js/wasm) and the CLI produce the same ids. testdata/golden.json
@@ -37,6 +37,46 @@
 // the same positions with the same shifts and differ only where a special
 // token was hit. Padding draws nothing, so padded and unpadded sequences
 // agree.
+//
+// # Nested rates
+//
+// The rate does not enter the seed either: the perturbations of one (mode,
+// seed, query) at different rates use common random numbers. In the terms
+// of PERTURBATION.md, idshift makes, at every non-padding position in
+// order, the draws r ~ Uniform(0, 1) and d ~ UniformInteger(0, 9) — both of
+// them, at every position and at every rate — and the position becomes t+d
+// iff r < eps. At each rate eps this is Algorithm 1 exactly (r and d are
+// independent, and d is used only when r < eps), but the draws are shared
+// across rates: a position perturbed at rate a is perturbed at every rate
+// b > a with the same d, so the ids changed at 5% are among those changed
+// at 10% and 20%, with the same new ids, for every seed. A rate sweep is
+// then paired and monotone per seed: raising the rate only adds changes.
+// idrandom does the same with its replacement id in place of d.
+//
+// Out-of-vocabulary shifts (t+d >= VocabSize) keep this property. Clamp
+// and Wrap are functions of t+d. Redraw takes its new shift from a
+// generator of its own for each (mode, seed, query, non-padding position),
+// seeded like the query's, so a position that overflows at one rate
+// overflows at every higher rate (its d is the same) and is redrawn to the
+// same id; Fail fails at the lowest rate that perturbs the position and at
+// every higher one.
+//
+// The text modes draw in the same way per candidate character (per word for
+// worddrop): r, and the replacement where the mode has one (typo's
+// neighbouring key, charinsert's letter), at every candidate whatever the
+// rate; the candidate is edited iff r < eps. So typo, charinsert,
+// chardelete and worddrop edit, at a higher rate, every position they edit
+// at a lower one, in the same way. charswap draws r for every pair of
+// adjacent word characters, but a character swapped with its left
+// neighbour is not swapped again, so its own pair is then not considered:
+// a swap made at rate a is made at rate b > a too unless the pair on its
+// left is swapped at b (and so took its first character). The changed
+// fraction of a text mode counts tokens after re-tokenizing, which need
+// not be nested even where the text edits are.
+//
+// vocabswap draws its pairs by a partial shuffle from a stream that the
+// rate does not enter either, so the pairs swapped at a smaller rate (or
+// SwapPairs) are the first pairs swapped at a larger one.
 //
 // # Dependencies
 //

@@ -3,6 +3,7 @@ package perturb
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // Vocabulary is what the id perturbations need to know about a tokenizer.
@@ -110,54 +111,48 @@ func perturbIDs(c Config, queryID string, ids []int32, vocabSize int, isSpecial 
 	}
 	out := append([]int32(nil), ids...)
 	r := newRNG(c, "ids", queryID)
-	var aux *rng // the redraw stream, made on first use
 	oov := c.oov()
 	changed, considered := 0, 0
+	k := -1 // the ordinal of the position among the non-padding ones
 	for i, t := range ids {
 		if t == pad {
 			continue // padding draws nothing, so its length cannot matter
 		}
+		k++
 		protected := c.ProtectSpecial && isSpecial(t)
 		if !protected {
 			considered++
 		}
-		// The draws below are made whether or not the position is
-		// protected, so options never shift the stream.
-		if r.Float64() >= c.Rate {
-			continue
-		}
+		// Every non-padding position draws r and its new id whatever the
+		// rate and the options say, so each position reads the same values
+		// at every rate (the perturbed positions are nested: r < a implies
+		// r < b for a < b) and under every option.
+		p := r.Float64()
 		var nt int64
 		switch c.Mode {
 		case IDShift:
-			d := int64(r.IntN(10)) // UniformInteger(0, 9), both ends included
-			if protected {
-				continue
-			}
-			nt = int64(t) + d
-			if nt >= v {
-				switch oov {
-				case Clamp:
-					nt = v - 1
-				case Wrap:
-					nt %= v
-				case Redraw:
-					if aux == nil {
-						aux = newRNG(c, "oov-redraw", queryID)
-					}
-					nt = int64(t) + int64(aux.IntN(uint64(v-int64(t))))
-				default: // Fail
-					return nil, 0, 0, fmt.Errorf("query %q: %s moved token id %d at position %d to %d, outside the vocabulary [0, %d) (oov policy %q)", queryID, c.Mode, t, i, nt, v, Fail)
-				}
-			}
+			nt = int64(t) + int64(r.IntN(10)) // d ~ UniformInteger(0, 9), both ends included
 		case IDRandom:
 			u := int64(r.IntN(uint64(v - 1))) // among the other v-1 ids
-			if protected {
-				continue
-			}
 			if u >= int64(t) {
 				u++
 			}
 			nt = u
+		}
+		if p >= c.Rate || protected {
+			continue
+		}
+		if nt >= v { // idshift only
+			switch oov {
+			case Clamp:
+				nt = v - 1
+			case Wrap:
+				nt %= v
+			case Redraw:
+				nt = int64(t) + int64(redrawRNG(c, queryID, k).IntN(uint64(v-int64(t))))
+			default: // Fail
+				return nil, 0, 0, fmt.Errorf("query %q: %s moved token id %d at position %d to %d, outside the vocabulary [0, %d) (oov policy %q)", queryID, c.Mode, t, i, nt, v, Fail)
+			}
 		}
 		out[i] = int32(nt)
 		if out[i] != t {
@@ -165,4 +160,13 @@ func perturbIDs(c Config, queryID string, ids []int32, vocabSize int, isSpecial 
 		}
 	}
 	return out, changed, considered, nil
+}
+
+// redrawRNG returns the generator of Redraw's draw at the k-th non-padding
+// position of query queryID: a stream of its own per position, so a redraw
+// depends on nothing but (mode, seed, query, position) and gives the same id
+// at every rate that perturbs the position, and the other positions keep
+// their draws.
+func redrawRNG(c Config, queryID string, k int) *rng {
+	return newRNG(c, "oov-redraw/"+strconv.Itoa(k), queryID)
 }

@@ -131,11 +131,11 @@ func TestMiniLMModes(t *testing.T) {
 	tok := loadMiniLM(t)
 	enc := encoder(tok)
 	for _, m := range perturb.Modes() {
-		c := perturb.Config{Mode: m, Rate: 0.3, Seed: 1}
+		// At rate 0.5 a query of 7 or more candidates is left unchanged
+		// with probability at most 2^-7.
+		c := perturb.Config{Mode: m, Rate: 0.5, Seed: 1}
 		p := &perturb.Perturber{Config: c, Vocab: tok, Encode: enc}
-		if m == perturb.VocabSwap {
-			c.Rate = 0.5 // half of the vocabulary displaced
-			p.Config = c
+		if m == perturb.VocabSwap { // half of the vocabulary displaced
 			bad, pairs, err := perturb.Poison(c, tok)
 			if err != nil {
 				t.Fatal(err)
@@ -145,8 +145,8 @@ func TestMiniLMModes(t *testing.T) {
 			}
 			p.PoisonedEncode = encoder(bad)
 		}
-		for _, text := range []string{mcdouble, theraderm} {
-			res, err := p.Apply("1", text)
+		for i, text := range []string{mcdouble, theraderm} {
+			res, err := p.Apply(fmt.Sprint(i+1), text)
 			if err != nil {
 				t.Fatalf("%s: %v", m, err)
 			}

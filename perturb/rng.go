@@ -3,7 +3,6 @@ package perturb
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"math"
 	"math/bits"
 )
 
@@ -13,12 +12,17 @@ import (
 type rng struct{ s [4]uint64 }
 
 // seedVersion is part of every seed; changing the way draws are made must
-// change it, so old and new streams are never confused.
-const seedVersion = "dreval/perturb/v1"
+// change it, so old and new streams are never confused. v2: the rate left
+// the seed and every position draws the same values at every rate (nested
+// perturbations); v1 seeded each rate separately.
+const seedVersion = "dreval/perturb/v2"
 
 // newRNG returns the generator for one query: its state is SHA-256 over the
-// version, mode, rate bits, seed, a stream name and the query id, so
-// distinct settings give unrelated streams.
+// version, mode, seed, a stream name and the query id, so distinct settings
+// give unrelated streams. The rate is deliberately not part of it: every
+// rate of one (mode, seed, query) reads the same stream, and the rate only
+// decides which of the drawn values take effect (see the package doc,
+// "Nested rates").
 func newRNG(c Config, stream, queryID string) *rng {
 	h := sha256.New()
 	var buf [8]byte
@@ -26,12 +30,6 @@ func newRNG(c Config, stream, queryID string) *rng {
 	h.Write([]byte{0})
 	h.Write([]byte(c.Mode))
 	h.Write([]byte{0})
-	rate := c.Rate
-	if rate == 0 {
-		rate = 0 // -0 and +0 are the same rate
-	}
-	binary.BigEndian.PutUint64(buf[:], math.Float64bits(rate))
-	h.Write(buf[:])
 	binary.BigEndian.PutUint64(buf[:], c.Seed)
 	h.Write(buf[:])
 	h.Write([]byte(stream))

@@ -33,6 +33,10 @@ func Text(c Config, queryID, text string) (string, TextStats, error) {
 	var st TextStats
 	var b strings.Builder
 	b.Grow(len(text) + 8)
+	// Every candidate position draws r and, where the mode needs one, its
+	// replacement, whatever the rate, so each position reads the same values
+	// at every rate and the edits at a lower rate are among those at a
+	// higher one (see the package doc, "Nested rates").
 	switch c.Mode {
 	case Typo:
 		for _, ch := range chars {
@@ -42,12 +46,13 @@ func Text(c Config, queryID, text string) (string, TextStats, error) {
 				continue
 			}
 			st.Considered++
-			if r.Float64() >= c.Rate {
+			p := r.Float64()
+			nb := keyNeighbours[k]
+			n := nb[r.IntN(uint64(len(nb)))]
+			if p >= c.Rate {
 				b.WriteString(ch)
 				continue
 			}
-			nb := keyNeighbours[k]
-			n := nb[r.IntN(uint64(len(nb)))]
 			if upper && n >= 'a' && n <= 'z' {
 				n -= 'a' - 'A'
 			}
@@ -55,13 +60,26 @@ func Text(c Config, queryID, text string) (string, TextStats, error) {
 			st.Changed++
 		}
 	case CharSwap:
-		for i := 0; i < len(chars); i++ {
-			if i+1 >= len(chars) || !isWordChar(chars[i]) || !isWordChar(chars[i+1]) {
+		// Pair i (characters i and i+1) draws whenever both are word
+		// characters, even when character i was taken by the swap of pair
+		// i-1: such a pair is not considered and its draw is discarded.
+		taken := false
+		for i := range chars {
+			candidate := i+1 < len(chars) && isWordChar(chars[i]) && isWordChar(chars[i+1])
+			var p float64
+			if candidate {
+				p = r.Float64()
+			}
+			if taken {
+				taken = false // written with the previous pair
+				continue
+			}
+			if !candidate {
 				b.WriteString(chars[i])
 				continue
 			}
 			st.Considered++
-			if r.Float64() >= c.Rate {
+			if p >= c.Rate {
 				b.WriteString(chars[i])
 				continue
 			}
@@ -70,7 +88,7 @@ func Text(c Config, queryID, text string) (string, TextStats, error) {
 			if chars[i] != chars[i+1] {
 				st.Changed++
 			}
-			i++ // a swapped character is not swapped again
+			taken = true // a swapped character is not swapped again
 		}
 	case CharInsert:
 		for _, ch := range chars {
@@ -79,8 +97,10 @@ func Text(c Config, queryID, text string) (string, TextStats, error) {
 				continue
 			}
 			st.Considered++
-			if r.Float64() < c.Rate {
-				b.WriteByte(byte('a' + r.IntN(26)))
+			p := r.Float64()
+			letter := byte('a' + r.IntN(26))
+			if p < c.Rate {
+				b.WriteByte(letter)
 				st.Changed++
 			}
 		}

@@ -123,7 +123,7 @@ func TestDatasetInfo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"collection\tdemo\n", "docs\t120\n", "queries\t48\n", "unjudged queries\t0\n", "grade 0\t", "grade 2\t"} {
+	for _, want := range []string{"collection\tdemo\n", "docs\t1084\n", "queries\t212\n", "unjudged queries\t0\n", "grade 0\t", "grade 2\t"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}

@@ -31,7 +31,10 @@ number of tokens changed: the paper's Table 1. With -json it prints one object
 per query: {"id","text","ids","perturbed_ids","decoded","perturbed_decoded",
 "changed","considered","fraction"} (and "perturbed_text" for text modes).
 
-Each query's random draws depend only on (mode, rate, seed, query id). The
+Each query's random draws depend only on (mode, seed, query id), not on the
+rate: every position draws its fate once, and the rate decides which draws
+take effect, so the tokens changed at one rate are also changed, in the same
+way, at every higher rate (nested perturbations). The
 query id is the line number (1-based, blank lines counted) for plain text;
 when the first non-blank line is a JSON object the input is read as JSON lines
 with "_id" and "text" (BEIR queries.jsonl) and "_id" is the query id.

@@ -3,16 +3,22 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/modeltest"
 	"github.com/dreval/dreval/internal/sharedtest"
@@ -30,20 +36,79 @@ const (
 	uploadStatus = `document.getElementById("model-upload-status").textContent`
 )
 
+// demoSubset writes a BEIR folder (corpus.jsonl, queries.jsonl,
+// qrels/test.tsv) with the demo's passages of the given topics and the
+// queries whose judged passages are all among them, and returns it: the
+// topics food and skin make 100 passages and 14 queries, few enough for
+// MiniLM in wasm, which takes minutes per worker for the whole demo.
+func demoSubset(t testing.TB, topics ...string) string {
+	t.Helper()
+	c, err := dataset.Demo("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "qrels"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kept := map[string]bool{}
+	var corpus, queries, qrels bytes.Buffer
+	enc := json.NewEncoder(&corpus)
+	for _, d := range c.Corpus {
+		topic, _, _ := strings.Cut(d.ID, "-")
+		if slices.Contains(topics, topic) {
+			kept[d.ID] = true
+			if err := enc.Encode(map[string]string{"_id": d.ID, "title": d.Title, "text": d.Text}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	qrels.WriteString("query-id\tcorpus-id\tscore\n")
+	enc = json.NewEncoder(&queries)
+	n := 0
+	for _, q := range c.Queries {
+		docs := slices.Sorted(maps.Keys(c.Qrels[q.ID]))
+		if !slices.ContainsFunc(docs, func(id string) bool { return kept[id] }) || slices.ContainsFunc(docs, func(id string) bool { return !kept[id] }) {
+			continue
+		}
+		n++
+		if err := enc.Encode(map[string]string{"_id": q.ID, "text": q.Text}); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range docs {
+			fmt.Fprintf(&qrels, "%s\t%s\t%d\n", q.ID, id, c.Qrels[q.ID][id])
+		}
+	}
+	if len(kept) == 0 || n == 0 {
+		t.Fatalf("topics %v: %d passages, %d queries", topics, len(kept), n)
+	}
+	for name, b := range map[string][]byte{"corpus.jsonl": corpus.Bytes(), "queries.jsonl": queries.Bytes(), "qrels/test.tsv": qrels.Bytes()} {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // TestModelUpload uploads MiniLM as model.onnx with its config.json and
-// tokenizer.json through the page's file inputs, runs the demo at rate
-// 0.1, seed 1, and checks the table against the native experiment on the
-// same directory ("dreval eval -engine go -model DIR"); then a corrupt
-// model.onnx and a missing tokenizer.json are reported inline, naming the
-// file, and the earlier results stay.
+// tokenizer.json through the page's file inputs, runs it at rate 0.1, seed
+// 1, on the demo's first two topics uploaded as BEIR files (demoSubset),
+// and checks the table against the native experiment on the same
+// directories ("dreval eval -engine go -data DATA -model DIR"); then a
+// corrupt model.onnx and a missing tokenizer.json are reported inline,
+// naming the file, and the earlier results stay.
 func TestModelUpload(t *testing.T) {
 	dir := minilmONNXDir(t)
+	data := demoSubset(t, "food", "skin")
 	ctx, url := browser(t, 15*time.Minute, fileServer(t))
 	load(t, ctx, url)
 	workers := eval[int](t, ctx, `state.pool.size`)
 
 	// The files are chosen before the model: the run sends them.
 	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`input[name=data][value=beir]`)),
+		chromedp.SetUploadFiles(chromedp.ID("beir-pick"), []string{
+			filepath.Join(data, "corpus.jsonl"), filepath.Join(data, "queries.jsonl"), filepath.Join(data, "qrels", "test.tsv")}),
 		chromedp.SetUploadFiles(chromedp.ID("model-tokenizer"), []string{filepath.Join(dir, "tokenizer.json")}),
 		chromedp.SetUploadFiles(chromedp.ID("model-weights"), []string{filepath.Join(dir, "model.onnx")}),
 		chromedp.SetUploadFiles(chromedp.ID("model-config"), []string{filepath.Join(dir, "config.json")}),
@@ -65,7 +130,7 @@ func TestModelUpload(t *testing.T) {
 		t.Fatal(err)
 	}
 	finish(t, ctx, 1, 12*time.Minute)
-	t.Logf("uploaded MiniLM (model.onnx) on the demo at rate 0.1, seed 1, %d workers: %v in the browser (upload, load and run)", workers, time.Since(start))
+	t.Logf("uploaded MiniLM (model.onnx) on the demo's food and skin topics at rate 0.1, seed 1, %d workers: %v in the browser (upload, load and run)", workers, time.Since(start))
 	if msg := pageError(t, ctx); msg != "" {
 		t.Fatalf("the page shows an error: %s", msg)
 	}
@@ -76,7 +141,7 @@ func TestModelUpload(t *testing.T) {
 		t.Error("the inspector is empty")
 	}
 	native, err := experiment.Run(context.Background(), experiment.Config{
-		Data:         []string{"demo"},
+		Data:         []string{data},
 		Models:       []string{dir},
 		Registry:     experiment.DefaultRegistry(),
 		ModelOptions: experiment.ModelOptions{Engine: "go", ModelsDir: sharedtest.ModelsDir()},
