@@ -168,8 +168,8 @@ func TestUnicodeClasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lower := normalizer{enabled: true, cleanText: true, chineseChars: true, stripAccents: true, lowercase: true}
-	cased := normalizer{enabled: true, cleanText: true, chineseChars: true}
+	lower := &bertNormalizer{cleanText: true, chineseChars: true, stripAccents: true, lowercase: true}
+	cased := &bertNormalizer{cleanText: true, chineseChars: true}
 	expect := func(kind, s string) (string, error) {
 		switch kind {
 		case "=":
