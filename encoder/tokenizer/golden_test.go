@@ -24,6 +24,8 @@ const (
 
 type goldenCase struct {
 	Src            string  `json:"src"`
+	Ref            string  `json:"ref"` // a string of ../shared/data (goldenref_test.go)
+	Sha            string  `json:"sha"`
 	Text           string  `json:"text"`
 	MiniLM         []int32 `json:"minilm"`
 	Chinese        []int32 `json:"chinese"`
@@ -51,6 +53,9 @@ func readGolden(t testing.TB) []goldenCase {
 		var c goldenCase
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
 			t.Fatalf("%s: line %d: %v", goldenFile, len(cases)+1, err)
+		}
+		if c.Ref != "" {
+			c.Text = refText(t, c.Ref, c.Sha)
 		}
 		cases = append(cases, c)
 	}
