@@ -88,6 +88,10 @@ func isWordChar(r rune) bool {
 	if r < utf8.RuneSelf {
 		return r == '_' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
 	}
+	return adjusted(r, goIsWordChar, refWord)
+}
+
+func goIsWordChar(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r) ||
 		unicode.In(r, unicode.Nl, unicode.Other_Alphabetic, unicode.Pc, unicode.Join_Control)
 }

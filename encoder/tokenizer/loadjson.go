@@ -527,6 +527,9 @@ func loadPattern(o jsonObject) (pattern, error) {
 		if err := p.decode("String", &s, "a string", true); err != nil {
 			return pattern{}, err
 		}
+		if s == "" {
+			return pattern{}, p.errorf("String", "empty: the reference fails on an empty pattern")
+		}
 		return newPattern(s, false)
 	case p.has("Regex"):
 		if err := p.decode("Regex", &s, "a string", true); err != nil {
@@ -767,28 +770,33 @@ func (t *Tokenizer) loadPostProcessor(root jsonObject) error {
 	}
 	t.post.raw = append([]byte(nil), root.raw("post_processor")...)
 	t.post.kind, _ = p.typeName()
-	single, err := t.loadTemplate(p)
+	// The reference processes a list of encodings, one per sequence at
+	// first; each processor maps the list to another (TemplateProcessing
+	// makes one encoding of each template piece), and the result is their
+	// concatenation. With one sequence this comes down to a fixed template.
+	segs, err := t.applyProcessor(p, [][]templatePiece{sequenceTemplate()})
 	if err != nil {
 		return err
 	}
-	t.post.single = single
+	t.post.single = nil
+	for _, s := range segs {
+		t.post.single = append(t.post.single, s...)
+	}
 	return nil
 }
 
-// loadTemplate reads one post-processor as its single-sequence template.
-func (t *Tokenizer) loadTemplate(p jsonObject) ([]templatePiece, error) {
+// applyProcessor maps the encodings segs as processor p does, when special
+// tokens are added.
+func (t *Tokenizer) applyProcessor(p jsonObject, segs [][]templatePiece) ([][]templatePiece, error) {
 	typ, err := p.typeName()
 	if err != nil {
 		return nil, err
 	}
+	clone := func(s []templatePiece) []templatePiece { return append([]templatePiece(nil), s...) }
 	switch typ {
 	case "BertProcessing", "RobertaProcessing":
-		var out []templatePiece
-		for _, key := range []string{"cls", "", "sep"} {
-			if key == "" {
-				out = append(out, templatePiece{})
-				continue
-			}
+		var pieces [2]templatePiece
+		for i, key := range []string{"cls", "sep"} {
 			var pair []json.RawMessage
 			var tok string
 			var id int64
@@ -801,31 +809,60 @@ func (t *Tokenizer) loadTemplate(p jsonObject) ([]templatePiece, error) {
 			if err := t.checkID(p, key, id); err != nil {
 				return nil, err
 			}
-			out = append(out, templatePiece{special: tok, ids: []int32{int32(id)}})
+			pieces[i] = templatePiece{special: tok, ids: []int32{int32(id)}}
+		}
+		cls, sep := pieces[0], pieces[1]
+		out := make([][]templatePiece, len(segs))
+		for i, s := range segs {
+			s = clone(s)
+			if typ == "RobertaProcessing" {
+				// Every type id is 0; later sequences get </s> on both sides.
+				for j := range s {
+					s[j].typeID = 0
+				}
+				if i == 0 {
+					out[i] = append(append([]templatePiece{cls}, s...), sep)
+				} else {
+					out[i] = append(append([]templatePiece{sep}, s...), sep)
+				}
+				continue
+			}
+			if i == 0 {
+				out[i] = append(append([]templatePiece{cls}, s...), sep)
+			} else {
+				sep1 := sep
+				sep1.typeID = 1
+				out[i] = append(s, sep1)
+			}
 		}
 		return out, nil
 	case "ByteLevel":
-		return sequenceTemplate(), nil
+		return segs, nil
 	case "Sequence":
 		list, err := p.objects("processors")
 		if err != nil {
 			return nil, err
 		}
-		cur := sequenceTemplate()
 		for _, o := range list {
-			x, err := t.loadTemplate(o)
-			if err != nil {
+			if segs, err = t.applyProcessor(o, segs); err != nil {
 				return nil, err
 			}
-			cur = nest(x, cur)
 		}
-		return cur, nil
+		return segs, nil
 	case "TemplateProcessing":
-		var single []map[string]struct {
+		key := "single"
+		switch len(segs) {
+		case 1:
+		case 2:
+			key = "pair" // the list a previous processor made holds two encodings
+		default:
+			return nil, p.errorf("type", "TemplateProcessing after a processor that makes %d encodings of one sequence (the reference fails on more than two)", len(segs))
+		}
+		var tmpl []map[string]struct {
 			ID     *string `json:"id"`
 			TypeID int32   `json:"type_id"`
 		}
-		if err := p.decode("single", &single, "an array of SpecialToken/Sequence pieces", true); err != nil {
+		if err := p.decode(key, &tmpl, "an array of SpecialToken/Sequence pieces", true); err != nil {
 			return nil, err
 		}
 		var specials map[string]struct {
@@ -834,9 +871,9 @@ func (t *Tokenizer) loadTemplate(p jsonObject) ([]templatePiece, error) {
 		if err := p.decode("special_tokens", &specials, "an object of special tokens with ids", false); err != nil {
 			return nil, err
 		}
-		var out []templatePiece
-		for i, piece := range single {
-			field := fmt.Sprintf("single[%d]", i)
+		var out [][]templatePiece
+		for i, piece := range tmpl {
+			field := fmt.Sprintf("%s[%d]", key, i)
 			if len(piece) != 1 {
 				return nil, p.errorf(field, "want one SpecialToken or Sequence")
 			}
@@ -846,14 +883,26 @@ func (t *Tokenizer) loadTemplate(p jsonObject) ([]templatePiece, error) {
 				}
 				switch kind {
 				case "Sequence":
-					if *v.ID != "A" {
-						return nil, p.errorf(field, "sequence %q in the single template; want A", *v.ID)
+					idx := 0
+					switch *v.ID {
+					case "A":
+					case "B":
+						idx = 1
+					default:
+						return nil, p.errorf(field, "sequence %q; want A or B", *v.ID)
 					}
-					out = append(out, templatePiece{typeID: v.TypeID})
+					if idx >= len(segs) {
+						return nil, p.errorf(field, "sequence B in the single template")
+					}
+					s := clone(segs[idx])
+					for j := range s {
+						s[j].typeID = v.TypeID
+					}
+					out = append(out, s)
 				case "SpecialToken":
 					sp, ok := specials[*v.ID]
 					if !ok {
-						return nil, p.errorf("special_tokens", "no entry for %q used in single[%d]", *v.ID, i)
+						return nil, p.errorf("special_tokens", "no entry for %q used in %s[%d]", *v.ID, key, i)
 					}
 					ids := make([]int32, len(sp.IDs))
 					for j, id := range sp.IDs {
@@ -862,10 +911,7 @@ func (t *Tokenizer) loadTemplate(p jsonObject) ([]templatePiece, error) {
 						}
 						ids[j] = int32(id)
 					}
-					if ids == nil {
-						ids = []int32{}
-					}
-					out = append(out, templatePiece{special: *v.ID, ids: ids, typeID: v.TypeID})
+					out = append(out, []templatePiece{{special: *v.ID, ids: ids, typeID: v.TypeID}})
 				default:
 					return nil, p.errorf(field, "unknown piece %q; want SpecialToken or Sequence", kind)
 				}

@@ -430,8 +430,5 @@ func isCombiningMark(r rune) bool {
 	if r < 0x300 {
 		return false
 	}
-	if inTable(r, combiningDropped) {
-		return false
-	}
-	return unicode.IsMark(r)
+	return adjusted(r, unicode.IsMark, refCombining)
 }

@@ -17,6 +17,10 @@ func isRegexSpace(r rune) bool {
 	if r < utf8.RuneSelf {
 		return r == ' ' || r >= '\t' && r <= '\r'
 	}
+	return adjusted(r, goIsSpace, refSpace)
+}
+
+func goIsSpace(r rune) bool {
 	switch r {
 	case 0x85, 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000:
 		return true
@@ -29,10 +33,7 @@ func isOnigLetter(r rune) bool {
 	if r < utf8.RuneSelf {
 		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
 	}
-	if inTable(r, onigLetterDropped) {
-		return false
-	}
-	return unicode.IsLetter(r)
+	return adjusted(r, unicode.IsLetter, refLetter)
 }
 
 // isOnigNumber is Oniguruma's \p{N}.
@@ -40,10 +41,23 @@ func isOnigNumber(r rune) bool {
 	if r < utf8.RuneSelf {
 		return r >= '0' && r <= '9'
 	}
-	if inTable(r, onigNumberDropped) {
+	return adjusted(r, unicode.IsNumber, refNumber)
+}
+
+// refDiff lists the code points where a class of the reference and Go's
+// unicode tables disagree: added (in the reference's class only) and
+// dropped (in Go's only).
+type refDiff struct{ added, dropped []runeRange }
+
+// adjusted is goIs(r) corrected by d.
+func adjusted(r rune, goIs func(rune) bool, d refDiff) bool {
+	if inTable(r, d.added) {
+		return true
+	}
+	if inTable(r, d.dropped) {
 		return false
 	}
-	return unicode.IsNumber(r)
+	return goIs(r)
 }
 
 // onigClass is the GPT-2 class of a non-ASCII character.
@@ -65,5 +79,5 @@ func isNumeric(r rune) bool {
 	if r < utf8.RuneSelf {
 		return r >= '0' && r <= '9'
 	}
-	return unicode.IsNumber(r)
+	return adjusted(r, unicode.IsNumber, refNumeric)
 }

@@ -22,24 +22,6 @@ type postProcessor struct {
 // sequenceTemplate is the template that puts nothing around the sequence.
 func sequenceTemplate() []templatePiece { return []templatePiece{{}} }
 
-// nest returns outer applied after inner: the reference runs the
-// processors of a Sequence one after the other, each around the previous
-// one's output, giving all of it the type id of its own sequence slot.
-func nest(outer, inner []templatePiece) []templatePiece {
-	var out []templatePiece
-	for _, p := range outer {
-		if p.ids != nil {
-			out = append(out, p)
-			continue
-		}
-		for _, q := range inner {
-			q.typeID = p.typeID
-			out = append(out, q)
-		}
-	}
-	return out
-}
-
 func (p *postProcessor) count() {
 	p.nSpecial = 0
 	for _, x := range p.single {

@@ -653,7 +653,7 @@ func propOf(c rune) rprop {
 	case 's':
 		return isRegexSpace
 	case 'd':
-		return func(r rune) bool { return unicode.Is(unicode.Nd, r) }
+		return isOnigDigit
 	case 'w':
 		return isOnigWord
 	}
@@ -696,7 +696,7 @@ func posixProp(name string) (rprop, bool) {
 	case "alpha":
 		return func(r rune) bool { return unicode.IsLetter(r) || unicode.Is(unicode.Other_Alphabetic, r) }, true
 	case "digit":
-		return func(r rune) bool { return unicode.Is(unicode.Nd, r) }, true
+		return isOnigDigit, true
 	case "alnum":
 		return func(r rune) bool {
 			return unicode.IsLetter(r) || unicode.Is(unicode.Other_Alphabetic, r) || unicode.Is(unicode.Nd, r)
@@ -721,13 +721,34 @@ func posixProp(name string) (rprop, bool) {
 	return nil, false
 }
 
-// isOnigWord is Oniguruma's \w: letters, marks, decimal digits and
-// connector punctuation.
+// isOnigWord is Oniguruma's \w: alphabetic characters, marks, decimal
+// digits, connector punctuation and the join controls (as Rust's \w), and
+// the Latin-1 characters its ISO-8859-1 table marks as word characters
+// (ª ² ³ µ ¹ º ¼ ½ ¾).
 func isOnigWord(r rune) bool {
-	if r < utf8.RuneSelf {
-		return r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+	if r < 0x100 {
+		switch r {
+		case 0xAA, 0xB2, 0xB3, 0xB5, 0xB9, 0xBA, 0xBC, 0xBD, 0xBE:
+			return true
+		case 0xD7, 0xF7:
+			return false
+		}
+		return r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= 0xC0
 	}
-	return isOnigLetter(r) || unicode.IsMark(r) || unicode.Is(unicode.Nd, r) || unicode.Is(unicode.Pc, r)
+	return adjusted(r, goIsOnigWord, refOnigWord)
+}
+
+func goIsOnigWord(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.Is(unicode.Nd, r) ||
+		unicode.In(r, unicode.Nl, unicode.Other_Alphabetic, unicode.Pc)
+}
+
+// isOnigDigit is Oniguruma's \d: the decimal digits.
+func isOnigDigit(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= '0' && r <= '9'
+	}
+	return adjusted(r, func(r rune) bool { return unicode.Is(unicode.Nd, r) }, refOnigDigit)
 }
 
 // matches are searched with a continuation-passing backtracking matcher.
@@ -753,12 +774,12 @@ func (re *regex) find(b []byte, from int) (int, int, bool) {
 }
 
 // parts appends the matches of re in b and the text between them, covering
-// b, as the reference's find_matches does with Oniguruma's find_iter: an
-// empty match right after a non-empty one is skipped.
+// b, as the reference's find_matches does with Oniguruma's find_iter: the
+// search resumes after each match (one character further after an empty
+// one), and an empty match where the previous match ended is skipped.
 func (re *regex) parts(b []byte, dst []mspan) []mspan {
-	prev := 0
-	last := 0
-	skipEmpty := false
+	prev, last := 0, 0
+	prevEnd := -1
 	for last <= len(b) {
 		s, e, ok := re.find(b, last)
 		if !ok {
@@ -772,13 +793,11 @@ func (re *regex) parts(b []byte, dst []mspan) []mspan {
 			} else {
 				last++
 			}
-			if skipEmpty {
-				skipEmpty = false
+			if e == prevEnd {
 				continue
 			}
-		} else {
-			skipEmpty = true
 		}
+		prevEnd = e
 		if prev != s {
 			dst = append(dst, mspan{int32(prev), int32(s), false})
 		}
