@@ -24,10 +24,13 @@ type decoder interface {
 // sequence shown as U+FFFD; for SentencePiece: "▁" read as a space).
 // Without a decoder in the tokenizer file the tokens are joined by spaces.
 func (t *Tokenizer) Decode(ids []int32, skipSpecial bool) string {
+	_, spm := t.decoder.(*spmDecoder)
 	tokens := make([]string, 0, len(ids))
 	for _, id := range ids {
 		tok, ok := t.Token(id)
-		if !ok || skipSpecial && t.specialText[tok] {
+		// SentencePiece's decoder sees control pieces (they end a run of
+		// byte pieces) and makes them invisible itself.
+		if !ok || skipSpecial && t.specialText[tok] && !spm {
 			continue
 		}
 		tokens = append(tokens, tok)

@@ -232,6 +232,14 @@ func (m *spmModel) appendIDs(dst []int32, text []byte, s *scratch) []int32 {
 		pieces = m.encodeChars(sc.norm, sc.pieces[:0])
 	}
 	sc.pieces = pieces
+	for _, p := range pieces {
+		if m.proto.pieces[p.id].typ == spmControl {
+			// The library consumes no text for a control piece, so its
+			// check that all the text was consumed fails and the encoding
+			// is empty.
+			return dst
+		}
+	}
 	prevUnk := false
 	for _, p := range pieces {
 		isUnk := p.id == m.unk
@@ -565,9 +573,10 @@ func (m *spmModel) encodeBPE(norm []byte, sc *spmScratch) []spmOut {
 }
 
 // encodeWords is SentencePiece's word model: the text split before each
-// "▁" (after it with treat_whitespace_as_suffix), each word one piece.
+// "▁" (the library calls SplitIntoWords with its defaults, whatever
+// treat_whitespace_as_suffix says), each word one piece.
 func (m *spmModel) encodeWords(norm []byte, out []spmOut) []spmOut {
-	for _, w := range splitIntoWords(norm, m.proto.treatWSSuffix, m.proto.allowWSOnly) {
+	for _, w := range splitIntoWords(norm, false, false) {
 		out = append(out, spmOut{w[0], w[1], m.pieceID(norm[w[0]:w[1]])})
 	}
 	return out
