@@ -1,8 +1,10 @@
 package tokenizer
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -28,6 +30,13 @@ type bpe struct {
 
 	small   [0x800]int32 // ids of one-character tokens below U+0800, -1 when none
 	byteIDs [256]int32   // ids of the byte tokens <0x00>..<0xFF>, -1 when none
+
+	// cutBefore, when set, is a piece of text ("▁") before which a word
+	// can be cut without changing its merges: it is a token, and no token
+	// holds it after another character than itself, so no merge joins
+	// across such a place. SentencePiece-style BPE (no pre-tokenizer) then
+	// merges word by word, with the cache.
+	cutBefore string
 
 	cache wordCache
 }
@@ -83,7 +92,26 @@ func newBPE(ids map[string]int32, merges [][2]string, o bpeOptions) (*bpe, error
 			m.byteIDs[b] = id
 		}
 	}
+	m.cutBefore = m.findCut(spaceSymbol)
 	return m, nil
+}
+
+// findCut returns c when words may be cut before it (see cutBefore).
+func (m *bpe) findCut(c string) string {
+	if m.prefix != "" || m.suffix != "" || m.ignoreMerges {
+		return ""
+	}
+	if _, ok := m.ids[c]; !ok {
+		return ""
+	}
+	for tok := range m.ids {
+		for i := 1; i < len(tok); i++ {
+			if strings.HasPrefix(tok[i:], c) && !strings.HasSuffix(tok[:i], c) {
+				return ""
+			}
+		}
+	}
+	return c
 }
 
 // bpeOptions are BPE's settings besides the vocabulary and merges.
@@ -120,6 +148,23 @@ func (m *bpe) appendIDs(dst []int32, w []byte, s *scratch) []int32 {
 			return append(dst, id)
 		}
 	}
+	if m.cutBefore != "" && len(w) > 16 {
+		// Cut before each "▁" that follows another character.
+		c := m.cutBefore
+		start := 0
+		for i := 1; i < len(w); i++ {
+			if w[i] == c[0] && bytes.HasPrefix(w[i:], []byte(c)) && !bytes.HasSuffix(w[:i], []byte(c)) {
+				dst = m.appendWord(dst, w[start:i], s)
+				start = i
+			}
+		}
+		return m.appendWord(dst, w[start:], s)
+	}
+	return m.appendWord(dst, w, s)
+}
+
+// appendWord appends the ids of one word, from the cache when it is there.
+func (m *bpe) appendWord(dst []int32, w []byte, s *scratch) []int32 {
 	if len(w) < bpeCacheMaxWord {
 		if ids, ok := m.cache.get(w); ok {
 			return append(dst, ids...)

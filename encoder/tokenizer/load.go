@@ -330,6 +330,7 @@ func (t *Tokenizer) finish() error {
 	if len(t.post.single) > 0 || t.post.kind != "" {
 		t.post.count()
 	}
+	t.needFirst = needsFirst(t.pre)
 	t.fingerprint = t.computeFingerprint()
 	classTable() // build the character classes now rather than on the first encoding
 	return nil

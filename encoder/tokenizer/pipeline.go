@@ -40,6 +40,31 @@ func validUTF8(s string) string {
 	return string(b)
 }
 
+// stringBytes returns s as a byte slice without copying; it must not be
+// written to.
+func stringBytes(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// needsFirst reports whether a pre-tokenizer treats the piece that starts
+// the text apart (Metaspace with prepend_scheme first).
+func needsFirst(p preTokenizer) bool {
+	switch x := p.(type) {
+	case metaspace:
+		return x.scheme == prependFirst
+	case sequencePre:
+		for _, q := range x {
+			if needsFirst(q) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // bytesView returns b as a string without copying; b must not change while
 // the string is in use.
 func bytesView(b []byte) string {
@@ -59,7 +84,7 @@ func (t *Tokenizer) appendSegment(dst []int32, seg string, first bool, s *scratc
 	} else {
 		s.norm = t.norm.appendNormalized(s.norm[:0], seg, &s.ns)
 		normText = s.norm
-		if first {
+		if first && t.needFirst {
 			first = t.norm.keepsStart(seg)
 		}
 	}

@@ -136,7 +136,7 @@ type precompiledNorm struct {
 }
 
 func (n *precompiledNorm) appendNormalized(dst []byte, s string, _ *normScratch) []byte {
-	b := []byte(s)
+	b := stringBytes(s)
 	for i := 0; i < len(b); {
 		g := graphemeLen(b[i:])
 		cluster := b[i : i+g]

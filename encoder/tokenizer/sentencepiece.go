@@ -146,6 +146,8 @@ func newSPMModel(p *spmProto) (*spmModel, error) {
 	for piece, id := range m.normal {
 		m.trie.add(piece, id)
 	}
+	m.trie.ready()
+	m.user.ready()
 	if len(p.norm.charsmap) > 0 {
 		cm, err := newCharsmap(p.norm.charsmap)
 		if err != nil {

@@ -23,6 +23,9 @@ type Tokenizer struct {
 	norm  normalizer   // nil: none
 	pre   preTokenizer // nil: none
 	model model
+	// needFirst says whether the pre-tokenizer needs to know which piece
+	// starts the text (Metaspace's prepend_scheme first).
+	needFirst bool
 
 	added       []addedToken // sorted by id
 	specialByID map[int32]bool

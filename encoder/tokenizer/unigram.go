@@ -46,6 +46,7 @@ func newUnigram(pieces []string, scores []float64, unkID int, byteFallback bool)
 	for p, id := range m.ids {
 		m.trie.add(p, id)
 	}
+	m.trie.ready()
 	for i := range m.byteIDs {
 		m.byteIDs[i] = -1
 	}
@@ -203,26 +204,31 @@ func (m *unigram) appendPiece(dst []int32, piece []byte) []int32 {
 	return append(dst, m.unk32)
 }
 
-func reverse(s []int32) {
-	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
-		s[i], s[j] = s[j], s[i]
-	}
-}
 
-// byteTrie finds the vocabulary pieces that are prefixes of a text.
+// byteTrie finds the vocabulary pieces that are prefixes of a text. It is
+// built with add, then frozen into flat arrays: each node's children are a
+// run of labels (sorted) and targets.
 type byteTrie struct {
-	root  [256]int32       // child of the root by byte, 0: none
-	next  map[uint64]int32 // (node, byte) -> child
-	value []int32          // node -> id, -1: not a piece
+	root    [256]int32       // child of the root by byte, 0: none
+	build   map[uint64]int32 // (node, byte) -> child, while adding
+	value   []int32          // node -> id, -1: not a piece
+	first   []int32          // node -> index of its first child in labels
+	count   []uint16         // node -> number of children
+	labels  []byte
+	targets []int32
 }
 
 func newByteTrie(hint int) byteTrie {
-	return byteTrie{next: make(map[uint64]int32, hint*2), value: []int32{-1}}
+	return byteTrie{build: make(map[uint64]int32, hint*2), value: []int32{-1}}
 }
 
 func (t *byteTrie) add(s string, id int32) {
 	if s == "" {
 		return
+	}
+	if t.build == nil {
+		t.build = map[uint64]int32{}
+		t.thaw()
 	}
 	node := int32(0)
 	for i := 0; i < len(s); i++ {
@@ -230,7 +236,7 @@ func (t *byteTrie) add(s string, id int32) {
 		if node == 0 {
 			child = t.root[s[i]]
 		} else {
-			child = t.next[uint64(node)<<8|uint64(s[i])]
+			child = t.build[uint64(node)<<8|uint64(s[i])]
 		}
 		if child == 0 {
 			child = int32(len(t.value))
@@ -238,15 +244,91 @@ func (t *byteTrie) add(s string, id int32) {
 			if node == 0 {
 				t.root[s[i]] = child
 			} else {
-				t.next[uint64(node)<<8|uint64(s[i])] = child
+				t.build[uint64(node)<<8|uint64(s[i])] = child
 			}
 		}
 		node = child
 	}
 	t.value[node] = id
+	t.first = nil // frozen again on next use
+}
+
+// thaw moves the frozen children back into the build map.
+func (t *byteTrie) thaw() {
+	for n := range t.first {
+		for i := t.first[n]; i < t.first[n]+int32(t.count[n]); i++ {
+			t.build[uint64(n)<<8|uint64(t.labels[i])] = t.targets[i]
+		}
+	}
+	t.first, t.count, t.labels, t.targets = nil, nil, nil, nil
+}
+
+// freeze lays the children out in flat arrays.
+func (t *byteTrie) freeze() {
+	n := len(t.value)
+	t.first = make([]int32, n)
+	t.count = make([]uint16, n)
+	for k := range t.build {
+		t.count[k>>8]++
+	}
+	total := int32(0)
+	for i := range n {
+		t.first[i] = total
+		total += int32(t.count[i])
+	}
+	t.labels = make([]byte, total)
+	t.targets = make([]int32, total)
+	fill := make([]uint16, n)
+	for k, child := range t.build {
+		node := k >> 8
+		i := t.first[node] + int32(fill[node])
+		fill[node]++
+		t.labels[i] = byte(k)
+		t.targets[i] = child
+	}
+	for node := range n {
+		lo, hi := t.first[node], t.first[node]+int32(t.count[node])
+		sortChildren(t.labels[lo:hi], t.targets[lo:hi])
+	}
+	t.build = nil
+}
+
+func sortChildren(labels []byte, targets []int32) {
+	for i := 1; i < len(labels); i++ {
+		for j := i; j > 0 && labels[j] < labels[j-1]; j-- {
+			labels[j], labels[j-1] = labels[j-1], labels[j]
+			targets[j], targets[j-1] = targets[j-1], targets[j]
+		}
+	}
+}
+
+// child returns node's child by c, 0 when none.
+func (t *byteTrie) child(node int32, c byte) int32 {
+	lo, hi := t.first[node], t.first[node]+int32(t.count[node])
+	if hi-lo <= 8 {
+		for i := lo; i < hi; i++ {
+			if t.labels[i] == c {
+				return t.targets[i]
+			}
+		}
+		return 0
+	}
+	for lo < hi {
+		mid := int32(uint32(lo+hi) >> 1)
+		switch l := t.labels[mid]; {
+		case l == c:
+			return t.targets[mid]
+		case l < c:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return 0
 }
 
 // prefixes calls f for each piece that is a prefix of b, shortest first.
+// The trie must be frozen (ready).
 func (t *byteTrie) prefixes(b []byte, f func(length int, id int32)) {
 	if len(b) == 0 {
 		return
@@ -259,6 +341,13 @@ func (t *byteTrie) prefixes(b []byte, f func(length int, id int32)) {
 		if i >= len(b) {
 			return
 		}
-		node = t.next[uint64(node)<<8|uint64(b[i])]
+		node = t.child(node, b[i])
+	}
+}
+
+// ready freezes the trie after the last add.
+func (t *byteTrie) ready() {
+	if t.first == nil {
+		t.freeze()
 	}
 }
