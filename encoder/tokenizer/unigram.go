@@ -204,7 +204,6 @@ func (m *unigram) appendPiece(dst []int32, piece []byte) []int32 {
 	return append(dst, m.unk32)
 }
 
-
 // byteTrie finds the vocabulary pieces that are prefixes of a text. It is
 // built with add, then frozen into flat arrays: each node's children are a
 // run of labels (sorted) and targets.
