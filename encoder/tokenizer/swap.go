@@ -2,6 +2,21 @@ package tokenizer
 
 import "fmt"
 
+// CanSwap reports whether WithSwappedTokens can swap id: an id of the
+// model's vocabulary that is not an added or special token.
+func (t *Tokenizer) CanSwap(id int32) bool {
+	if id < 0 || int(id) >= len(t.vocab) || t.holes[id] || t.specialByID[id] {
+		return false
+	}
+	for _, a := range t.added {
+		if a.ID == id {
+			return false
+		}
+	}
+	mid, ok := t.ids[t.vocab[id]]
+	return ok && mid == id
+}
+
 // WithSwappedTokens returns a copy of t whose vocabulary has the entries of
 // each pair of ids swapped, applied in order: a tampered ("poisoned")
 // tokenizer file, where text that used to map to id a now maps to id b and
