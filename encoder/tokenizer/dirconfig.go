@@ -227,7 +227,13 @@ func loadVocabMerges(fsys fs.FS, dir, vocabPath, mergesPath string, show func(st
 		}
 		tok := cfg.token("eos", "<|endoftext|>")
 		if _, ok := t.ids[tok]; ok {
-			if err := t.addSpecial(tok, false, specialDef{}); err != nil {
+			// As GPT-2's tokenizer.json has it: not normalized.
+			notNorm := false
+			d := cfg.specials["eos"]
+			if d.normalized == nil {
+				d.normalized = &notNorm
+			}
+			if err := t.addSpecial(tok, false, d); err != nil {
 				return nil, fmt.Errorf("%s: %v", vname, err)
 			}
 		}
