@@ -55,7 +55,7 @@ func TestGoldenSentencePiece(t *testing.T) {
 		}
 	}
 	xlmr := xlmrFolder(t)
-	bad, decoded, xl := map[string]int{}, 0, 0
+	bad, decoded, xl, lineNo := map[string]int{}, 0, 0, 0
 	o := Options{AddSpecial: true}
 	n := readGzipLines(t, "testdata/golden-spm.jsonl.gz", func(line []byte) {
 		var g map[string]json.RawMessage
@@ -66,6 +66,9 @@ func TestGoldenSentencePiece(t *testing.T) {
 			var s string
 			json.Unmarshal(g[k], &s)
 			return s
+		}
+		if lineNo++; !sampled(lineNo, str("src")) {
+			return
 		}
 		text := goldenText(t, str("ref"), str("sha"), str("text"))
 		for name, tk := range toks {
@@ -118,7 +121,7 @@ func TestGoldenSentencePiece(t *testing.T) {
 	for name, b := range bad {
 		t.Errorf("%s: %d differences in %d strings", name, b, n)
 	}
-	if n < 23000 || xl < 15000 {
+	if n < 23000 || xl < 15000 && !testing.Short() || xl < 5000 {
 		t.Errorf("only %d strings (%d for the XLM-R folder)", n, xl)
 	}
 	t.Logf("%d strings, %d decodings, %d XLM-R folder encodings equal the reference", n, decoded, xl)
