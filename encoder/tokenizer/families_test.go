@@ -256,8 +256,8 @@ func TestGoldenUnigram(t *testing.T) {
 		var g struct {
 			Src, Ref, Sha, Text string
 			IDs                 []int32 `json:"albert_hf"`
-			Dec            *string `json:"albert_hf_dec"`
-			DecSkip        *string `json:"albert_hf_dec_skip"`
+			Dec                 *string `json:"albert_hf_dec"`
+			DecSkip             *string `json:"albert_hf_dec_skip"`
 		}
 		if err := json.Unmarshal(line, &g); err != nil {
 			t.Fatal(err)
