@@ -23,6 +23,7 @@ type dirConfig struct {
 	doLowerCase    *bool
 	stripAccents   *bool
 	chineseChars   *bool
+	extraIDs       *int // T5's sentinel count
 	files          []File
 }
 
@@ -83,6 +84,12 @@ func readDirConfig(fsys fs.FS, dir string, show func(string) string) (dirConfig,
 		}
 		if err := o.decode("tokenizer_class", &cfg.class, "a string", false); err != nil {
 			return cfg, err
+		}
+		if err := o.decode("extra_ids", &cfg.extraIDs, "a non-negative integer", false); err != nil {
+			return cfg, err
+		}
+		if cfg.extraIDs != nil && (*cfg.extraIDs < 0 || *cfg.extraIDs > 100000) {
+			return cfg, o.errorf("extra_ids", "is %d; want 0..100000", *cfg.extraIDs)
 		}
 		for _, f := range []struct {
 			key string

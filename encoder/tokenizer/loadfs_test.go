@@ -385,3 +385,58 @@ func TestAppendLossy(t *testing.T) {
 		t.Errorf("a stray lead byte before 我 decodes to %q", got)
 	}
 }
+
+// TestSentencePieceFolders: a .model in a directory configured for a
+// tokenizer class gets that class's special tokens around a sequence (a
+// bare .model none).
+func TestSentencePieceFolders(t *testing.T) {
+	data, err := os.ReadFile("testdata/spm-bpe.model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare, err := FromSentencePiece(data, "spm-bpe.model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "the McDouble and a double cheeseburger"
+	content := bare.AppendIDs(nil, text)
+	id := func(s string) int32 {
+		v, ok := bare.ID(s)
+		if !ok {
+			t.Fatalf("no piece %q", s)
+		}
+		return v
+	}
+	n := int32(bare.VocabSize())
+	for _, c := range []struct {
+		name, config string
+		want         []int32
+		size         int
+	}{
+		{"llama", `{"tokenizer_class": "LlamaTokenizer"}`, append([]int32{id("<s>")}, content...), int(n)},
+		{"llama with eos", `{"tokenizer_class": "LlamaTokenizer", "add_eos_token": true}`, append(append([]int32{id("<s>")}, content...), id("</s>")), int(n)},
+		{"t5", `{"tokenizer_class": "T5Tokenizer", "extra_ids": 3}`, append(append([]int32(nil), content...), id("</s>")), int(n) + 3},
+		{"generic, nothing added", `{"tokenizer_class": "SomeTokenizer"}`, content, int(n)},
+	} {
+		fsys := fstest.MapFS{"d/spiece.model": {Data: data}, "d/tokenizer_config.json": {Data: []byte(c.config)}}
+		tk, err := LoadFS(fsys, "d")
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := tk.Encode(text).IDs; !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+		if tk.VocabSize() != c.size {
+			t.Errorf("%s: VocabSize %d, want %d", c.name, tk.VocabSize(), c.size)
+		}
+		// Special tokens written in the text are matched whole.
+		if ids := tk.AppendIDs(nil, "a</s>b"); !slices.Contains(ids, id("</s>")) && c.name != "generic, nothing added" {
+			t.Errorf("%s: </s> in the text not matched: %v", c.name, ids)
+		}
+	}
+	fsys := fstest.MapFS{"d/spiece.model": {Data: data}, "d/tokenizer_config.json": {Data: []byte(`{"tokenizer_class": "T5Tokenizer", "extra_ids": 3}`)}}
+	t5, _ := LoadFS(fsys, "d")
+	if got, ok := t5.ID("<extra_id_0>"); !ok || got != n+2 || !t5.IsSpecial(got) {
+		t.Errorf("<extra_id_0> is %d (%t), want the last id %d, special", got, ok, n+2)
+	}
+}

@@ -15,7 +15,8 @@ import (
 //     <s> ... </s>;
 //   - AlbertTokenizer: [CLS] ... [SEP];
 //   - T5Tokenizer (t5, mt5, umt5): ... </s>, and the extra_ids sentinels
-//     <extra_id_N> after the pieces;
+//     (100 unless tokenizer_config.json says) <extra_id_N> after the
+//     pieces, the last id for <extra_id_0>;
 //   - LlamaTokenizer (llama, mistral) and any other class: <s> ... when
 //     add_bos_token (the default for LLaMA), ... </s> when add_eos_token.
 //
@@ -40,6 +41,9 @@ func (t *Tokenizer) applySentencePieceConfig(cfg dirConfig) error {
 	case "t5":
 		n := len(t.vocab)
 		extra := 100
+		if cfg.extraIDs != nil {
+			extra = *cfg.extraIDs
+		}
 		for i := extra - 1; i >= 0; i-- {
 			tok := fmt.Sprintf("<extra_id_%d>", i)
 			if _, ok := t.ids[tok]; ok {
