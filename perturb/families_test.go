@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"unicode/utf8"
@@ -41,12 +42,20 @@ var families = []family{
 	}, 0, -1, nil},
 }
 
+var loaded sync.Map // path -> *tokenizer.Tokenizer
+
+// load loads the family's tokenizer once for all tests.
 func (f family) load(t *testing.T) *tokenizer.Tokenizer {
 	t.Helper()
-	tok, err := tokenizer.Load(f.path(t))
+	p := f.path(t)
+	if tok, ok := loaded.Load(p); ok {
+		return tok.(*tokenizer.Tokenizer)
+	}
+	tok, err := tokenizer.Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}
+	loaded.Store(p, tok)
 	return tok
 }
 
