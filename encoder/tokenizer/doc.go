@@ -63,7 +63,7 @@
 // and bert-base-chinese (WordPiece), roberta-base, GPT-2 and LLaMA-2 (BPE),
 // ALBERT as Hugging Face converts it (Unigram), ALBERT's and a 50k
 // SentencePiece .model and four small .model files trained on the demo
-// collection, 56 variants of them that exercise every component, and every
+// collection, 57 variants of them that exercise every component, and every
 // Unicode code point's treatment by the reference's character classes and
 // normalization forms (whose Unicode versions differ from Go's; the
 // differences are tabled in ref_tables.go and unicode_tables.go).
