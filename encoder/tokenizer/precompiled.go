@@ -27,7 +27,7 @@ func newCharsmap(blob []byte) (*charsmap, error) {
 		return nil, errors.New("charsmap blob is broken: shorter than its header")
 	}
 	size := binary.LittleEndian.Uint32(blob)
-	if uint64(size) >= uint64(len(blob)) {
+	if uint64(size) > uint64(len(blob)-4) {
 		return nil, fmt.Errorf("charsmap blob is broken: trie size %d exceeds the blob's %d bytes", size, len(blob)-4)
 	}
 	if size%4 != 0 || size == 0 {
