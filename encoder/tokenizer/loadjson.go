@@ -396,6 +396,9 @@ func (t *Tokenizer) loadAdded(root jsonObject) error {
 			if next >= maxVocabID {
 				return o.errorf("id", "%d is too large", next)
 			}
+			if int(next) < len(t.vocab) && !t.holes[int32(next)] {
+				return o.errorf("id", "the reference gives %q the id %d, which the model's token %q has; a vocabulary with gaps and added tokens is ambiguous", a.Content, next, t.vocab[next])
+			}
 			a.ID = int32(next)
 			next++
 		}

@@ -206,9 +206,27 @@ func (p *rparser) quantifiers(atom *rnode) (*rnode, error) {
 				}
 			}
 		}
+		reduceRepeat(n)
 		atom = n
 	}
 	return atom, nil
+}
+
+// reduceRepeat folds a greedy ?, * or + applied to a greedy ?, * or +
+// into one (X** is X*, X+? is X*, ...), as Oniguruma does: the same
+// matches are found in the same order, without the exponential
+// backtracking of the nested loops.
+func reduceRepeat(n *rnode) {
+	in := n.subs[0]
+	small := func(x *rnode) bool { return x.min <= 1 && (x.max == 1 || x.max == -1) }
+	if in.op != rRepeat || n.lazy || n.possessive || in.lazy || in.possessive || !small(n) || !small(in) {
+		return
+	}
+	max := 1
+	if n.max == -1 || in.max == -1 {
+		max = -1
+	}
+	n.subs, n.min, n.max = in.subs, n.min*in.min, max
 }
 
 // interval parses {n}, {n,}, {,m} or {n,m} at p.pos.
@@ -753,8 +771,14 @@ func isOnigDigit(r rune) bool {
 
 // matches are searched with a continuation-passing backtracking matcher.
 type rmatch struct {
-	b []byte
+	b     []byte
+	steps int
 }
+
+// maxSteps bounds the work of one search, as Oniguruma bounds its
+// backtracking (retry-limit-in-match, ten million): a pattern that
+// backtracks catastrophically finds no match rather than running for ever.
+const maxSteps = 10_000_000
 
 // find returns the leftmost match at or after from.
 func (re *regex) find(b []byte, from int) (int, int, bool) {
@@ -763,6 +787,9 @@ func (re *regex) find(b []byte, from int) (int, int, bool) {
 		end := -1
 		if m.match(re.root, s, func(e int) bool { end = e; return true }) {
 			return s, end, true
+		}
+		if m.steps > maxSteps {
+			break
 		}
 		if s == len(b) {
 			break
@@ -852,6 +879,9 @@ func (m *rmatch) isWordBefore(pos int) bool {
 // match reports whether n matches at pos with the rest of the pattern (k)
 // matching after it.
 func (m *rmatch) match(n *rnode, pos int, k func(int) bool) bool {
+	if m.steps++; m.steps > maxSteps {
+		return false
+	}
 	switch n.op {
 	case rEmpty:
 		return k(pos)

@@ -65,7 +65,7 @@ func (t *Tokenizer) Save(w io.Writer) error {
 			bw.WriteString(",")
 		}
 		fmt.Fprintf(bw, "\n    {\"id\": %d, \"content\": %s, \"single_word\": %t, \"lstrip\": %t, \"rstrip\": %t, \"normalized\": %t, \"special\": %t}",
-			a.ID, str(t.vocab[a.ID]), a.SingleWord, a.LStrip, a.RStrip, a.Normalized, a.Special)
+			a.ID, str(a.Content), a.SingleWord, a.LStrip, a.RStrip, a.Normalized, a.Special)
 	}
 	bw.WriteString("\n  ],\n")
 	var norm, pre, dec any
