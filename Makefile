@@ -38,7 +38,7 @@ worker: wasm
 results: setup build
 	scripts/results.sh
 
-## golden-tokenizer: regenerate the tokenizer's golden ids with HF tokenizers (npm)
+## golden-tokenizer: regenerate the tokenizer's golden ids with HF tokenizers (npm) and SentencePiece (python3)
 golden-tokenizer:
 	scripts/golden-tokenizer/run.sh
 

@@ -12,8 +12,10 @@ import (
 // part: one tampered tokenizer serves every query). The padding id and the
 // special ids are never swapped: special tokens are added tokens, matched
 // before the vocabulary is consulted, so swapping them would not be a
-// vocabulary swap (and tokenizer.WithSwappedTokens refuses it). The number
-// of pairs is c.SwapPairs, or round(c.Rate*n/2) for the n eligible ids when
+// vocabulary swap (and tokenizer.WithSwappedTokens refuses it); neither is
+// an id v says cannot be swapped when it implements Swappable (a
+// non-special added token, an id no token uses). The number of pairs is
+// c.SwapPairs, or round(c.Rate*n/2) for the n eligible ids when
 // c.SwapPairs is 0 (at most n/2).
 func Pairs(c Config, v Vocabulary) ([][2]int32, error) {
 	if err := c.Validate(); err != nil {
@@ -27,10 +29,11 @@ func Pairs(c Config, v Vocabulary) ([][2]int32, error) {
 		return nil, fmt.Errorf("%s: %w", VocabSwap, err)
 	}
 	pad := v.PadID()
+	sw, _ := v.(Swappable)
 	eligible := make([]int32, 0, size)
 	for id := 0; id < size; id++ {
 		t := int32(id)
-		if t == pad || v.IsSpecial(t) {
+		if t == pad || v.IsSpecial(t) || sw != nil && !sw.CanSwap(t) {
 			continue
 		}
 		eligible = append(eligible, t)
@@ -53,6 +56,12 @@ func Pairs(c Config, v Vocabulary) ([][2]int32, error) {
 		pairs[i] = [2]int32{eligible[2*i], eligible[2*i+1]}
 	}
 	return pairs, nil
+}
+
+// Swappable is a Vocabulary that says which ids may be swapped (beyond the
+// padding and special ones). *tokenizer.Tokenizer is one.
+type Swappable interface {
+	CanSwap(id int32) bool
 }
 
 // Swapper is a tokenizer that can make a copy of itself with vocabulary

@@ -12,7 +12,10 @@ for s in $sections; do
   echo "### $s"
   case "$s" in
     metrics)   scripts/bench-metrics.sh ;;
-    tokenizer) go test -run '^$' -bench BenchmarkTokenize -benchtime 5x -cpu 1 ./encoder/tokenizer/ ;;
+    tokenizer) go test -run '^$' -bench 'BenchmarkTokenize|BenchmarkFamilies' -benchtime 3x -cpu 1 ./encoder/tokenizer/
+               echo "js/wasm (node):"
+               GOOS=js GOARCH=wasm go test -run '^$' -bench BenchmarkFamilies -benchtime 1x -cpu 1 \
+                 -exec "$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./encoder/tokenizer/ ;;
     search)    scripts/bench-search.sh ;;
     encoder)   scripts/bench-encoder.sh ;;
     ort)       scripts/bench-ort.sh ;;

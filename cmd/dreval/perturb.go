@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -26,8 +27,10 @@ func init() {
 const perturbUsage = `-tokenizer PATH [-mode MODE] [-rate R] [-seed S] [-oov POLICY] [-protect-special] [-pairs K] [-json] [-in FILE]
 
 Reads queries, one per line, from -in or stdin, perturbs each and prints the
-original decoded tokens ([CLS]/[SEP] shown) beside the perturbed ones and the
-number of tokens changed: the paper's Table 1. With -json it prints one object
+original decoded tokens (special tokens such as [CLS]/[SEP] or <s>/</s> shown)
+beside the perturbed ones and the number of tokens changed: the paper's Table
+1. Byte-level ids that no longer spell UTF-8 decode to U+FFFD, as the
+reference decoder shows them. With -json it prints one object
 per query: {"id","text","ids","perturbed_ids","decoded","perturbed_decoded",
 "changed","considered","fraction"} (and "perturbed_text" for text modes).
 
@@ -44,21 +47,26 @@ rate R per position, special tokens included unless -protect-special),
 idrandom (a uniformly random other id), typo, charswap, charinsert,
 chardelete, worddrop (text noise before tokenization), vocabswap (a poisoned
 tokenizer with -pairs K swapped vocabulary pairs, or R of the vocabulary
-displaced; -save-poisoned writes it as tokenizer.json).`
+displaced; -save-poisoned writes it in the input's format: a file for a
+tokenizer.json, vocab.txt or .model file, a directory of the same files for a
+model directory).
+
+-tokenizer takes a tokenizer.json, vocab.txt, vocab.json (with merges.txt
+beside it) or SentencePiece .model file, or a model directory.`
 
 func runPerturb(env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "perturb", perturbUsage)
-	tokPath := fs.String("tokenizer", "", "tokenizer.json, vocab.txt or a model directory (required)")
+	tokPath := fs.String("tokenizer", "", "a tokenizer.json, vocab.txt, vocab.json or .model file, or a model directory (required)")
 	mode := fs.String("mode", string(perturb.IDShift), "perturbation mode")
 	rate := fs.Float64("rate", perturb.DefaultRate, "perturbation rate in [0, 1]")
 	seed := fs.Uint64("seed", 1, "random seed")
 	oov := fs.String("oov", string(perturb.Redraw), "idshift ids beyond the vocabulary: redraw, clamp, wrap or error")
-	protect := fs.Bool("protect-special", false, "leave special tokens ([CLS], [SEP]) alone")
+	protect := fs.Bool("protect-special", false, "leave special tokens ([CLS], [SEP], <s>, </s>, <|endoftext|>, control pieces) alone")
 	pairs := fs.Int("pairs", 0, "vocabswap: number of vocabulary pairs to swap (0: derive from -rate)")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	in := fs.String("in", "", "read queries from this file instead of stdin")
 	fingerprint := fs.String("fingerprint", "", "refuse a tokenizer whose fingerprint differs from this recorded one")
-	savePoisoned := fs.String("save-poisoned", "", "vocabswap: write the poisoned tokenizer.json here")
+	savePoisoned := fs.String("save-poisoned", "", "vocabswap: write the poisoned tokenizer here, in the input's format (a directory when the input is one)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -191,12 +199,26 @@ func writePerturbJSON(w io.Writer, res perturb.Result) error {
 	return enc.Encode(o)
 }
 
+// saveTokenizer writes t in the format it was read from: one file at path,
+// or, when that format has several files (vocab.json and merges.txt, a
+// model directory's configuration), a directory at path holding them.
 func saveTokenizer(t *tokenizer.Tokenizer, path string) error {
-	var buf bytes.Buffer
-	if err := t.Save(&buf); err != nil {
+	files, err := t.Files()
+	if err != nil {
 		return fmt.Errorf("writing the poisoned tokenizer: %w", err)
 	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	if len(files) == 1 {
+		return os.WriteFile(path, files[0].Data, 0o644)
+	}
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(path, f.Name), f.Data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // inputQuery is one query read by readQueries.

@@ -271,3 +271,72 @@ func equal32(a, b []int32) bool {
 	}
 	return true
 }
+
+// TestPerturbFamilies: dreval perturb on roberta-base shows the paper's
+// Table 1 view with <s>/</s> and decoded text, and vocabswap writes the
+// poisoned tokenizer in the input's format (a directory for a
+// vocab.json/merges.txt directory, a .model for a .model) that the
+// recorded fingerprint then refuses.
+func TestPerturbFamilies(t *testing.T) {
+	roberta := sharedtest.Path(t, "tokenizers/roberta-base")
+	in := "difference between a mcdouble and a double cheeseburger\nwhat is theraderm used for\n"
+	code, out, errOut := runCLI(t, in, "perturb", "-tokenizer", roberta, "-rate", "0.2", "-seed", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"original:  <s>difference between a mcdouble and a double cheeseburger</s>",
+		"original:  <s>what is theraderm used for</s>",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	t.Log("\n" + out)
+
+	pair := t.TempDir()
+	for _, n := range []string{"vocab.json", "merges.txt", "config.json"} {
+		data, err := os.ReadFile(filepath.Join(roberta, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(pair, n), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	albert := filepath.Join(sharedtest.TokenizerDir(t, "sentencepiece"), "albert-30k.model")
+	for _, c := range []struct {
+		input, output string
+		files         []string
+	}{
+		{pair, "poisoned-dir", []string{"vocab.json", "merges.txt", "config.json"}},
+		{albert, "poisoned.model", nil},
+	} {
+		bad := filepath.Join(t.TempDir(), c.output)
+		code, _, errOut := runCLI(t, in, "perturb", "-tokenizer", c.input, "-mode", "vocabswap", "-pairs", "3000", "-save-poisoned", bad)
+		if code != 0 {
+			t.Fatalf("%s: vocabswap: exit %d, %s", c.input, code, errOut)
+		}
+		for _, f := range c.files {
+			if _, err := os.Stat(filepath.Join(bad, f)); err != nil {
+				t.Errorf("%s: the poisoned directory lacks %s", c.input, f)
+			}
+		}
+		m := regexp.MustCompile(`tokenizer fingerprint ([0-9a-f]{64}), poisoned ([0-9a-f]{64})`).FindStringSubmatch(errOut)
+		if m == nil || m[1] == m[2] {
+			t.Fatalf("fingerprints not reported: %s", errOut)
+		}
+		code, out, errOut = runCLI(t, in, "perturb", "-tokenizer", bad, "-json")
+		if code != 0 {
+			t.Fatalf("%s: the poisoned tokenizer does not load: %s", bad, errOut)
+		}
+		code, _, errOut = runCLI(t, in, "perturb", "-tokenizer", bad, "-fingerprint", m[1])
+		if code != 1 || !strings.Contains(errOut, "tokenizer fingerprint mismatch") {
+			t.Errorf("%s: poisoned tokenizer accepted: exit %d, %s", bad, code, errOut)
+		}
+		code, _, errOut = runCLI(t, in, "perturb", "-tokenizer", c.input, "-fingerprint", m[1])
+		if code != 0 {
+			t.Errorf("%s: clean tokenizer refused: %s", c.input, errOut)
+		}
+	}
+}

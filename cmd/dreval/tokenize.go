@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&command{
 		name:    "tokenize",
-		summary: "print the token ids of each input line (Hugging Face tokenizer.json or vocab.txt)",
+		summary: "print the token ids of each input line (tokenizer.json, vocab.txt, vocab.json+merges.txt, SentencePiece .model, or a model directory)",
 		run:     runTokenize,
 	})
 }
@@ -29,9 +29,9 @@ type tokenizeLine struct {
 
 func runTokenize(env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "tokenize", "-tokenizer PATH [-json] [-no-special] [-max-len N] [-in FILE]")
-	tokPath := fs.String("tokenizer", "", "tokenizer.json, vocab.txt, or a directory holding one (required)")
+	tokPath := fs.String("tokenizer", "", "a tokenizer.json, vocab.txt, vocab.json (merges.txt beside it) or SentencePiece .model file, or a model directory holding one (required)")
 	asJSON := fs.Bool("json", false, `print one JSON object per line: {"text","ids","tokens"}`)
-	noSpecial := fs.Bool("no-special", false, "do not add special tokens ([CLS] ... [SEP])")
+	noSpecial := fs.Bool("no-special", false, "do not add special tokens ([CLS] ... [SEP], <s> ... </s>)")
 	maxLen := fs.Int("max-len", -1, "truncate to N ids, special tokens included; 0 = no truncation; default: as the tokenizer file says")
 	in := fs.String("in", "", "read lines from FILE instead of standard input")
 	if err := fs.Parse(args); err != nil {

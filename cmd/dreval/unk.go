@@ -24,7 +24,7 @@ func init() {
 
 func runUnk(env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "unk", "-tokenizer PATH -in FILE [-fields title,text] [-top 20] [-format text|json]")
-	tokPath := fs.String("tokenizer", "", "tokenizer: a tokenizer.json, a BERT vocab.txt or a directory holding one")
+	tokPath := fs.String("tokenizer", "", "tokenizer: a tokenizer.json, vocab.txt, vocab.json or SentencePiece .model file, or a model directory")
 	in := fs.String("in", "", "texts: a .jsonl file (the -fields of each object; a field may be a string or a list of strings) or plain text, one text per line (- for standard input)")
 	fields := fs.String("fields", "title,text", "JSON fields to read from .jsonl input, comma-separated; absent fields are skipped")
 	top := fs.Int("top", 20, "number of most frequent [UNK] characters to list")

@@ -29,7 +29,10 @@ func newMatcher(tokens []addedToken) matcher {
 }
 
 // each calls f for every match in text, in order, with the span the token
-// replaces (widened by lstrip and rstrip).
+// replaces (widened by lstrip and rstrip). It follows the reference's
+// Aho-Corasick search (leftmost, then longest): the search goes on after
+// each match found, so a single_word token that is rejected hides any
+// token starting inside it.
 func (m *matcher) each(text string, f func(id int32, start, end int)) {
 	prevEnd := 0
 	for i := 0; i < len(text); {
@@ -37,44 +40,44 @@ func (m *matcher) each(text string, f func(id int32, start, end int)) {
 			i++
 			continue
 		}
-		matched := false
-		for _, a := range m.tokens {
-			if !strings.HasPrefix(text[i:], a.Content) {
-				continue
+		var a *addedToken
+		for k := range m.tokens {
+			if strings.HasPrefix(text[i:], m.tokens[k].Content) {
+				a = &m.tokens[k]
+				break
 			}
-			start, end := i, i+len(a.Content)
-			if a.SingleWord && (endsWithWordChar(text[:start]) || startsWithWordChar(text[end:])) {
-				continue
-			}
-			if a.LStrip {
-				s := start
-				for s > prevEnd {
-					r, size := utf8.DecodeLastRuneInString(text[:s])
-					if !isWhitespace(r) {
-						break
-					}
-					s -= size
-				}
-				start = s
-			}
-			if a.RStrip {
-				for end < len(text) {
-					r, size := utf8.DecodeRuneInString(text[end:])
-					if !isWhitespace(r) {
-						break
-					}
-					end += size
-				}
-			}
-			f(a.ID, start, end)
-			prevEnd = end
-			i = end
-			matched = true
-			break
 		}
-		if !matched {
+		if a == nil {
 			i++
+			continue
 		}
+		start, end := i, i+len(a.Content)
+		i = end
+		if a.SingleWord && (endsWithWordChar(text[:start]) || startsWithWordChar(text[end:])) {
+			continue
+		}
+		if a.LStrip {
+			s := start
+			for s > 0 {
+				r, size := utf8.DecodeLastRuneInString(text[:s])
+				if !isWhitespace(r) {
+					break
+				}
+				s -= size
+			}
+			start = max(s, prevEnd)
+		}
+		if a.RStrip {
+			for end < len(text) {
+				r, size := utf8.DecodeRuneInString(text[end:])
+				if !isWhitespace(r) {
+					break
+				}
+				end += size
+			}
+		}
+		f(a.ID, start, end)
+		prevEnd = end
 	}
 }
 
@@ -85,6 +88,10 @@ func isWordChar(r rune) bool {
 	if r < utf8.RuneSelf {
 		return r == '_' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
 	}
+	return adjusted(r, goIsWordChar, refWord)
+}
+
+func goIsWordChar(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r) ||
 		unicode.In(r, unicode.Nl, unicode.Other_Alphabetic, unicode.Pc, unicode.Join_Control)
 }

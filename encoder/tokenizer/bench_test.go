@@ -80,3 +80,43 @@ func BenchmarkTokenize(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFamilies encodes the English passages of the shared collections
+// with a tokenizer of each family and reports tokens/s on one core: BERT's
+// WordPiece (MiniLM), byte-level BPE (roberta-base), SentencePiece-style BPE
+// with byte fallback (LLaMA-2's tokenizer.json), Unigram (ALBERT as Hugging
+// Face converts it), and SentencePiece's own Unigram (ALBERT's .model) and
+// BPE (testdata/spm-bpe.model).
+func BenchmarkFamilies(b *testing.B) {
+	texts := passages(b, "cranfield", "vaswani-npl", "cacm", "squad-v1.1-dev", "hotpotqa-dev-100")
+	var size int64
+	for _, s := range texts {
+		size += int64(len(s))
+	}
+	for _, c := range []struct {
+		name string
+		tk   func() *Tokenizer
+	}{
+		{"wordpiece", func() *Tokenizer { return minilm(b) }},
+		{"bpe-bytelevel", func() *Tokenizer { return base(b, "roberta") }},
+		{"bpe-sentencepiece", func() *Tokenizer { return base(b, "llama2") }},
+		{"unigram", func() *Tokenizer { return base(b, "albert-hf") }},
+		{"spm-unigram", func() *Tokenizer { return loadSPM(b, "albert") }},
+		{"spm-bpe", func() *Tokenizer { return loadSPM(b, "spm-bpe") }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			tk := c.tk()
+			b.SetBytes(size)
+			b.ReportAllocs()
+			var ids []int32
+			tokens := 0
+			for b.Loop() {
+				for _, s := range texts {
+					ids = tk.AppendIDs(ids[:0], s)
+					tokens += len(ids)
+				}
+			}
+			b.ReportMetric(float64(tokens)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}

@@ -8,7 +8,10 @@ import (
 )
 
 // Fingerprint returns the hex SHA-256 of everything that decides which ids
-// a text gets, in a fixed textual form (version "v1"):
+// a text gets, in a fixed textual form.
+//
+// A WordPiece tokenizer with the BERT normalizer and pre-tokenizer (or
+// none) uses version "v1", unchanged since embeddings first recorded it:
 //
 //   - the model type (WordPiece) and the vocabulary: its size, then every
 //     token string in id order, each length-prefixed;
@@ -23,30 +26,66 @@ import (
 //     name, ids and type id, and the sequence's type id (TemplateProcessing
 //     and the equivalent BertProcessing give the same fingerprint).
 //
+// Every other tokenizer uses version "v2": the model type and the
+// vocabulary as in v1 (holes marked), the model's settings (BPE: unknown
+// token, prefix, suffix, fuse_unk, byte_fallback, ignore_merges and every
+// merge in rank order; Unigram: unk_id, byte_fallback and every score;
+// SentencePiece: every piece's type and score, the model and normalizer
+// specs, the charsmap's SHA-256), the normalizer and pre-tokenizer chain
+// with all their settings (a Precompiled normalizer by its charsmap's
+// SHA-256), the added tokens and the template. So a changed merge, score,
+// charsmap or normalizer setting changes it.
+//
 // It leaves out what does not change the ids of a text: the file's name and
 // layout, the decoder, and the truncation and padding settings (which
 // EncodeWith overrides per call; record the length you use beside the
 // fingerprint). A tokenizer.json and the equivalent vocab.txt with
-// BertSettings have the same fingerprint; a vocabulary with two entries
-// swapped (WithSwappedTokens) has a different one.
+// BertSettings, or vocab.json and merges.txt, have the same fingerprint; a
+// vocabulary with two entries swapped (WithSwappedTokens) has a different
+// one.
 func (t *Tokenizer) Fingerprint() string { return t.fingerprint }
 
 func (t *Tokenizer) computeFingerprint() string {
 	h := sha256.New()
-	t.writeFingerprint(h)
+	if t.fingerprintV1() {
+		t.writeFingerprintV1(h)
+	} else {
+		t.writeFingerprintV2(h)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func (t *Tokenizer) writeFingerprint(w io.Writer) {
+// fingerprintV1 reports whether v1 describes t fully.
+func (t *Tokenizer) fingerprintV1() bool {
+	if _, ok := t.model.(*wordPiece); !ok || len(t.holes) > 0 {
+		return false
+	}
+	if _, ok := t.norm.(*bertNormalizer); t.norm != nil && !ok {
+		return false
+	}
+	if _, ok := t.pre.(bertPreTokenizer); t.pre != nil && !ok {
+		return false
+	}
+	return true
+}
+
+func (t *Tokenizer) writeFingerprintV1(w io.Writer) {
 	fmt.Fprintf(w, "dreval tokenizer fingerprint v1\nmodel WordPiece\nvocab %d\n", len(t.vocab))
 	for _, tok := range t.vocab {
 		fmt.Fprintf(w, "%d:%s\n", len(tok), tok)
 	}
-	fmt.Fprintf(w, "unk_token %q\nprefix %q\nmax_chars %d\n", t.unk, t.prefix, t.maxChars)
-	n := t.norm
+	t.model.writeFingerprint(w)
+	n, _ := t.norm.(*bertNormalizer)
+	if n == nil {
+		n = &bertNormalizer{}
+	}
 	fmt.Fprintf(w, "normalizer %t clean_text=%t chinese=%t strip_accents=%t lowercase=%t\n",
-		n.enabled, n.enabled && n.cleanText, n.enabled && n.chineseChars, n.enabled && n.stripAccents, n.enabled && n.lowercase)
-	fmt.Fprintf(w, "pre_tokenizer %t\n", t.preTokenize)
+		t.norm != nil, n.cleanText, n.chineseChars, n.stripAccents, n.lowercase)
+	fmt.Fprintf(w, "pre_tokenizer %t\n", t.pre != nil)
+	t.writeAddedAndTemplate(w)
+}
+
+func (t *Tokenizer) writeAddedAndTemplate(w io.Writer) {
 	for _, a := range t.added {
 		fmt.Fprintf(w, "added %d %q special=%t single_word=%t lstrip=%t rstrip=%t normalized=%t\n",
 			a.ID, a.Content, a.Special, a.SingleWord, a.LStrip, a.RStrip, a.Normalized)
@@ -60,52 +99,28 @@ func (t *Tokenizer) writeFingerprint(w io.Writer) {
 	}
 }
 
-// WithSwappedTokens returns a copy of t whose vocabulary has the strings of
-// each pair of ids swapped, applied in order: a tampered ("poisoned")
-// tokenizer file, where text that used to map to id a now maps to id b and
-// the other way round. Its Fingerprint differs from t's (unless every swap
-// is a no-op, a == b). Added and special tokens cannot be swapped: the
-// reference ties their ids to their contents, so such a file would not
-// load.
-func (t *Tokenizer) WithSwappedTokens(pairs [][2]int32) (*Tokenizer, error) {
-	vocab := append([]string(nil), t.vocab...)
-	addedID := map[int32]string{}
-	for _, a := range t.added {
-		addedID[a.ID] = a.Content
-	}
-	for i, p := range pairs {
-		for _, id := range p {
-			if id < 0 || int(id) >= len(vocab) {
-				return nil, fmt.Errorf("swap %d: id %d is outside the vocabulary (0..%d)", i, id, len(vocab)-1)
-			}
-			if c, ok := addedID[id]; ok {
-				return nil, fmt.Errorf("swap %d: id %d is the added token %q; only ordinary vocabulary entries can be swapped", i, id, c)
-			}
+func (t *Tokenizer) writeFingerprintV2(w io.Writer) {
+	fmt.Fprintf(w, "dreval tokenizer fingerprint v2\nmodel %s\nvocab %d\n", t.model.kind(), len(t.vocab))
+	for id, tok := range t.vocab {
+		if t.holes[int32(id)] {
+			io.WriteString(w, "-\n")
+			continue
 		}
-		vocab[p[0]], vocab[p[1]] = vocab[p[1]], vocab[p[0]]
+		fmt.Fprintf(w, "%d:%s\n", len(tok), tok)
 	}
-	c := &Tokenizer{
-		name:            t.name + " (swapped)",
-		vocab:           vocab,
-		ids:             make(map[string]int32, len(vocab)),
-		norm:            t.norm,
-		stripAccentsRaw: t.stripAccentsRaw,
-		preTokenize:     t.preTokenize,
-		unk:             t.unk,
-		prefix:          t.prefix,
-		maxChars:        t.maxChars,
-		added:           append([]addedToken(nil), t.added...),
-		post:            t.post,
-		decoder:         t.decoder,
-		trunc:           t.trunc,
-		pad:             t.pad,
-		padID:           t.padID,
+	t.model.writeFingerprint(w)
+	io.WriteString(w, "normalizer ")
+	if t.norm == nil {
+		io.WriteString(w, "none")
+	} else {
+		t.norm.writeFingerprint(w)
 	}
-	for i, tok := range vocab {
-		c.ids[tok] = int32(i)
+	io.WriteString(w, "\npre_tokenizer ")
+	if t.pre == nil {
+		io.WriteString(w, "none")
+	} else {
+		t.pre.writeFingerprint(w)
 	}
-	if err := c.finish(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	io.WriteString(w, "\n")
+	t.writeAddedAndTemplate(w)
 }

@@ -2,20 +2,16 @@ package tokenizer
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 )
-
-// Supported lists the tokenizer.json components this package implements.
-const Supported = "model WordPiece; normalizer BertNormalizer or null; pre_tokenizer BertPreTokenizer or null; " +
-	"post_processor TemplateProcessing, BertProcessing or null; decoder WordPiece or null"
 
 // BertSettings are the settings a plain vocab.txt file lacks. The zero
 // value is not useful; start from DefaultBertSettings.
@@ -46,33 +42,180 @@ func DefaultBertSettings() BertSettings {
 	}
 }
 
-// Load reads a tokenizer from path: a tokenizer.json file, a vocab.txt file
-// (read with DefaultBertSettings), or a directory holding tokenizer.json or,
-// failing that, vocab.txt.
-func Load(path string) (*Tokenizer, error) {
-	fi, err := os.Stat(path)
+// Load reads a tokenizer from path: a file (tokenizer.json, vocab.txt, a
+// SentencePiece .model, or a vocab.json whose merges.txt lies beside it)
+// or a directory holding one of them (see LoadFS for the order and for the
+// configuration files a directory may add).
+func Load(p string) (*Tokenizer, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return nil, err
+	}
+	dir, base := filepath.Split(abs)
+	if base == "" { // the root directory
+		return loadFS(os.DirFS(abs), ".", p)
+	}
+	t, err := loadFS(os.DirFS(dir), base, p)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// LoadFS reads a tokenizer from name in fsys, a file or a directory, as
+// Load does for a path. A directory is searched in this order:
+// tokenizer.json; vocab.json with merges.txt (or GPT-2's encoder.json with
+// vocab.bpe); a SentencePiece model (tokenizer.model, spiece.model,
+// sentencepiece.bpe.model, or the one *.model file); vocab.txt. For all but
+// tokenizer.json, the directory's config.json (model_type),
+// tokenizer_config.json and special_tokens_map.json say which special tokens
+// the model expects, as the Hugging Face tokenizer classes add them
+// (RobertaTokenizer's <s> ... </s>, XLMRobertaTokenizer's, AlbertTokenizer's
+// [CLS] ... [SEP], ...); a bare file adds none but those a tokenizer.json
+// holds.
+func LoadFS(fsys fs.FS, name string) (*Tokenizer, error) {
+	return loadFS(fsys, name, name)
+}
+
+// loadFS is LoadFS naming the tokenizer (and its errors) display.
+func loadFS(fsys fs.FS, name, display string) (*Tokenizer, error) {
+	name = path.Clean(filepath.ToSlash(name))
+	fi, err := fs.Stat(fsys, name)
 	if err != nil {
 		return nil, err
 	}
 	if fi.IsDir() {
-		p := filepath.Join(path, "tokenizer.json")
-		if _, err := os.Stat(p); err != nil {
-			p = filepath.Join(path, "vocab.txt")
-			if _, err := os.Stat(p); err != nil {
-				return nil, fmt.Errorf("%s: no tokenizer.json or vocab.txt in this directory", path)
-			}
-		}
-		path = p
+		return loadDir(fsys, name, display)
 	}
-	f, err := os.Open(path)
+	disp := func(string) string { return display }
+	base := path.Base(name)
+	switch {
+	case strings.HasSuffix(base, ".model"):
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		return FromSentencePiece(data, display)
+	case base == "vocab.json" || base == "encoder.json":
+		dir := path.Dir(name)
+		merges := "merges.txt"
+		if base == "encoder.json" {
+			merges = "vocab.bpe"
+		}
+		mp := path.Join(dir, merges)
+		if _, err := fs.Stat(fsys, mp); err != nil {
+			return nil, fmt.Errorf("%s: a %s needs its %s beside it: %v", display, base, merges, err)
+		}
+		return loadVocabMerges(fsys, dir, name, mp, func(p string) string {
+			return displayJoin(display, base, path.Base(p))
+		})
+	case base == "merges.txt" || base == "vocab.bpe":
+		return nil, fmt.Errorf("%s: a merges file holds no vocabulary; load its directory or its vocab.json", display)
+	case strings.HasSuffix(base, ".txt"):
+		f, err := fsys.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return FromVocab(f, disp(name), DefaultBertSettings())
+	}
+	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if strings.HasSuffix(path, ".txt") {
-		return FromVocab(f, path, DefaultBertSettings())
+	return FromJSON(f, display)
+}
+
+// displayJoin names a file beside the one display names.
+func displayJoin(display, base, other string) string {
+	if strings.HasSuffix(display, base) {
+		return strings.TrimSuffix(display, base) + other
 	}
-	return FromJSON(f, path)
+	return other
+}
+
+// loadDir loads the tokenizer a model directory holds.
+func loadDir(fsys fs.FS, dir, display string) (*Tokenizer, error) {
+	in := func(n string) string { return path.Join(dir, n) }
+	exists := func(n string) bool {
+		fi, err := fs.Stat(fsys, in(n))
+		return err == nil && !fi.IsDir()
+	}
+	show := func(n string) string { return filepath.Join(display, n) }
+	if exists("tokenizer.json") {
+		f, err := fsys.Open(in("tokenizer.json"))
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return FromJSON(f, show("tokenizer.json"))
+	}
+	cfg, err := readDirConfig(fsys, dir, show)
+	if err != nil {
+		return nil, err
+	}
+	for _, pair := range [][2]string{{"vocab.json", "merges.txt"}, {"encoder.json", "vocab.bpe"}} {
+		if exists(pair[0]) && exists(pair[1]) {
+			t, err := loadVocabMerges(fsys, dir, in(pair[0]), in(pair[1]), func(p string) string { return show(path.Base(p)) })
+			if err != nil {
+				return nil, err
+			}
+			return t, nil
+		}
+	}
+	if m := findModelFile(fsys, dir); m != "" {
+		data, err := fs.ReadFile(fsys, in(m))
+		if err != nil {
+			return nil, err
+		}
+		t, err := FromSentencePiece(data, show(m))
+		if err != nil {
+			return nil, err
+		}
+		if err := t.applySentencePieceConfig(cfg); err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
+	if exists("vocab.txt") {
+		f, err := fsys.Open(in("vocab.txt"))
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return FromVocab(f, show("vocab.txt"), cfg.bertSettings())
+	}
+	return nil, fmt.Errorf("%s: no tokenizer.json, vocab.json+merges.txt, SentencePiece .model or vocab.txt in this directory", display)
+}
+
+// findModelFile returns the directory's SentencePiece model file: one of
+// the usual names, else its only *.model file.
+func findModelFile(fsys fs.FS, dir string) string {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return ""
+	}
+	var models []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".model") {
+			models = append(models, e.Name())
+		}
+	}
+	for _, n := range []string{"tokenizer.model", "spiece.model", "sentencepiece.bpe.model"} {
+		for _, m := range models {
+			if m == n {
+				return m
+			}
+		}
+	}
+	if len(models) == 1 {
+		return models[0]
+	}
+	return ""
 }
 
 // FromVocab builds a tokenizer from a BERT vocab.txt (one token per line,
@@ -93,21 +236,32 @@ func FromVocab(r io.Reader, name string, s BertSettings) (*Tokenizer, error) {
 	if len(vocab) == 0 {
 		return nil, fmt.Errorf("%s: empty vocabulary file", name)
 	}
-	t := &Tokenizer{name: name, vocab: vocab, ids: make(map[string]int32, len(vocab))}
+	if len(vocab) >= maxVocabID {
+		return nil, fmt.Errorf("%s: %d lines; at most %d tokens are supported", name, len(vocab), maxVocabID)
+	}
+	t := &Tokenizer{name: name, format: FormatVocabTxt, vocab: vocab, ids: make(map[string]int32, len(vocab))}
 	for i, v := range vocab {
 		if _, dup := t.ids[v]; dup {
 			return nil, fmt.Errorf("%s: line %d: token %q appears twice", name, i+1, v)
 		}
 		t.ids[v] = int32(i)
 	}
-	t.norm = normalizer{enabled: true, cleanText: s.CleanText, chineseChars: s.HandleChineseChars, lowercase: s.Lowercase, stripAccents: s.Lowercase}
+	bn := &bertNormalizer{cleanText: s.CleanText, chineseChars: s.HandleChineseChars, lowercase: s.Lowercase, stripAccents: s.Lowercase}
 	if s.StripAccents != nil {
 		v := *s.StripAccents
-		t.stripAccentsRaw = &v
-		t.norm.stripAccents = v
+		bn.stripAccentsRaw = &v
+		bn.stripAccents = v
 	}
-	t.preTokenize = true
-	t.unk, t.prefix, t.maxChars = s.UnkToken, s.ContinuingPrefix, s.MaxCharsPerWord
+	t.norm = bn
+	t.pre = bertPreTokenizer{}
+	if s.MaxCharsPerWord <= 0 {
+		return nil, fmt.Errorf("%s: MaxCharsPerWord is %d; want a positive number", name, s.MaxCharsPerWord)
+	}
+	unk, ok := t.ids[s.UnkToken]
+	if !ok {
+		return nil, fmt.Errorf("%s: unknown token %q is not in the vocabulary", name, s.UnkToken)
+	}
+	t.model = &wordPiece{ids: t.ids, unk: s.UnkToken, unk32: unk, prefix: s.ContinuingPrefix, maxChars: s.MaxCharsPerWord}
 	for _, tok := range []string{s.PadToken, s.UnkToken, s.ClsToken, s.SepToken, s.MaskToken} {
 		if id, ok := t.ids[tok]; ok && tok != "" {
 			t.added = append(t.added, addedToken{ID: id, Content: tok, Special: true})
@@ -127,10 +281,11 @@ func FromVocab(r io.Reader, name string, s BertSettings) (*Tokenizer, error) {
 			t.post.single = append(t.post.single, templatePiece{special: tok, ids: []int32{id}})
 		}
 	}
-	t.decoder = decoderConfig{present: true, prefix: s.ContinuingPrefix, cleanup: true}
+	t.decoder = wordPieceDecoder{prefix: s.ContinuingPrefix, cleanup: true}
 	if s.MaxLength > 0 {
 		t.trunc = &truncation{maxLength: s.MaxLength}
 	}
+	t.padID = -1
 	if id, ok := t.ids[s.PadToken]; ok {
 		t.padID = id
 	}
@@ -140,65 +295,16 @@ func FromVocab(r io.Reader, name string, s BertSettings) (*Tokenizer, error) {
 	return t, nil
 }
 
-// FromJSON reads a Hugging Face tokenizer.json. name is used in error
-// messages (usually the file path). Errors name the field that is missing
-// or wrong.
-func FromJSON(r io.Reader, name string) (*Tokenizer, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	root, err := parseObject(data, name, "")
-	if err != nil {
-		return nil, err
-	}
-	t := &Tokenizer{name: name}
-	if err := t.loadModel(root); err != nil {
-		return nil, err
-	}
-	if err := t.loadAdded(root); err != nil {
-		return nil, err
-	}
-	if err := t.loadNormalizer(root); err != nil {
-		return nil, err
-	}
-	if err := t.loadPreTokenizer(root); err != nil {
-		return nil, err
-	}
-	if err := t.loadPostProcessor(root); err != nil {
-		return nil, err
-	}
-	if err := t.loadDecoder(root); err != nil {
-		return nil, err
-	}
-	if err := t.loadTruncation(root); err != nil {
-		return nil, err
-	}
-	if err := t.loadPadding(root); err != nil {
-		return nil, err
-	}
-	if t.pad == nil {
-		t.padID = t.ids["[PAD]"] // 0 when absent
-	}
-	if err := t.finish(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return t, nil
-}
-
 // finish checks the loaded settings and builds the derived tables.
 func (t *Tokenizer) finish() error {
-	id, ok := t.ids[t.unk]
-	if !ok {
-		return fmt.Errorf("unknown token %q is not in the vocabulary", t.unk)
-	}
-	t.unkID = id
-	if t.maxChars <= 0 {
-		return fmt.Errorf("max_input_chars_per_word is %d; want a positive number", t.maxChars)
+	if t.model == nil {
+		return errors.New("no model")
 	}
 	sort.SliceStable(t.added, func(i, j int) bool { return t.added[i].ID < t.added[j].ID })
-	t.specialByID = map[int32]bool{}
-	t.specialText = map[string]bool{}
+	if t.specialByID == nil {
+		t.specialByID = map[int32]bool{}
+		t.specialText = map[string]bool{}
+	}
 	var raw, normed []addedToken
 	for _, a := range t.added {
 		if a.Special {
@@ -206,9 +312,14 @@ func (t *Tokenizer) finish() error {
 			t.specialText[a.Content] = true
 		}
 		if a.Normalized {
-			// The reference matches the normalized form of the content.
-			b := t.norm.appendNormalized(nil, a.Content, nil)
-			a.Content = string(b)
+			// The reference matches the normalized form of the content, in
+			// the normalized text.
+			if t.norm != nil {
+				a.Content = string(t.norm.appendNormalized(nil, a.Content, nil))
+			}
+			if a.Content == "" {
+				continue
+			}
 			normed = append(normed, a)
 		} else {
 			raw = append(raw, a)
@@ -216,473 +327,11 @@ func (t *Tokenizer) finish() error {
 	}
 	t.rawAdded = newMatcher(raw)
 	t.normAdded = newMatcher(normed)
-	t.post.nSpecial = 0
-	for _, p := range t.post.single {
-		t.post.nSpecial += len(p.ids)
+	if len(t.post.single) > 0 || t.post.kind != "" {
+		t.post.count()
 	}
+	t.needFirst = needsFirst(t.pre)
 	t.fingerprint = t.computeFingerprint()
 	classTable() // build the character classes now rather than on the first encoding
-	return nil
-}
-
-// jsonObject is one JSON object with its path, for error messages.
-type jsonObject struct {
-	name, path string
-	m          map[string]json.RawMessage
-}
-
-func parseObject(data []byte, name, path string) (jsonObject, error) {
-	o := jsonObject{name: name, path: path}
-	if err := json.Unmarshal(data, &o.m); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return o, fmt.Errorf("%s: invalid JSON at byte %d: %v", name, se.Offset, err)
-		}
-		if path == "" {
-			return o, fmt.Errorf("%s: not a tokenizer.json (want a JSON object): %v", name, err)
-		}
-		return o, fmt.Errorf("%s: %s: want a JSON object, got %s", name, path, kindOf(data))
-	}
-	if o.m == nil {
-		if path == "" {
-			return o, fmt.Errorf("%s: not a tokenizer.json (want a JSON object, got null)", name)
-		}
-		return o, fmt.Errorf("%s: %s: want a JSON object, got null", name, path)
-	}
-	return o, nil
-}
-
-func (o jsonObject) field(key string) string {
-	if o.path == "" {
-		return key
-	}
-	return o.path + "." + key
-}
-
-func (o jsonObject) errorf(key, format string, args ...any) error {
-	return fmt.Errorf("%s: %s: %s", o.name, o.field(key), fmt.Sprintf(format, args...))
-}
-
-// raw returns the field's JSON, or nil when it is absent or null.
-func (o jsonObject) raw(key string) json.RawMessage {
-	v := o.m[key]
-	if v == nil || string(bytes.TrimSpace(v)) == "null" {
-		return nil
-	}
-	return v
-}
-
-func (o jsonObject) has(key string) bool { return o.raw(key) != nil }
-
-func (o jsonObject) object(key string, required bool) (jsonObject, bool, error) {
-	v := o.raw(key)
-	if v == nil {
-		if required {
-			return jsonObject{}, false, o.errorf(key, "missing")
-		}
-		return jsonObject{}, false, nil
-	}
-	sub, err := parseObject(v, o.name, o.field(key))
-	return sub, err == nil, err
-}
-
-// decode decodes field key into dst; a missing field is an error when
-// required, else leaves dst alone.
-func (o jsonObject) decode(key string, dst any, want string, required bool) error {
-	v := o.raw(key)
-	if v == nil {
-		if required {
-			return o.errorf(key, "missing (want %s)", want)
-		}
-		return nil
-	}
-	if err := json.Unmarshal(v, dst); err != nil {
-		return o.errorf(key, "want %s, got %s", want, kindOf(v))
-	}
-	return nil
-}
-
-func kindOf(v []byte) string {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return "nothing"
-	}
-	switch v[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "the number " + string(v)
-}
-
-func (t *Tokenizer) loadModel(root jsonObject) error {
-	m, _, err := root.object("model", true)
-	if err != nil {
-		return err
-	}
-	var typ string
-	if err := m.decode("type", &typ, "a string", false); err != nil {
-		return err
-	}
-	if typ == "" {
-		// The older layout has no "type": infer it as the reference does.
-		switch {
-		case m.has("merges"):
-			typ = "BPE"
-		case m.has("continuing_subword_prefix") || m.has("max_input_chars_per_word"):
-			typ = "WordPiece"
-		case len(bytes.TrimSpace(m.raw("vocab"))) > 0 && bytes.TrimSpace(m.raw("vocab"))[0] == '[':
-			typ = "Unigram"
-		case m.has("vocab") && m.has("unk_token"):
-			typ = "WordLevel"
-		default:
-			return m.errorf("type", "missing, and the model's fields match no known type (want WordPiece: %s)", Supported)
-		}
-	}
-	if typ != "WordPiece" {
-		return m.errorf("type", "model type %s is not supported (supported: %s)", typ, Supported)
-	}
-	var vocab map[string]int64
-	if err := m.decode("vocab", &vocab, "an object mapping tokens to ids", true); err != nil {
-		return err
-	}
-	if len(vocab) == 0 {
-		return m.errorf("vocab", "empty")
-	}
-	t.vocab = make([]string, len(vocab))
-	t.ids = make(map[string]int32, len(vocab))
-	seen := make([]bool, len(vocab))
-	for tok, id := range vocab {
-		if id < 0 || id >= int64(len(vocab)) {
-			return m.errorf("vocab", "token %q has id %d; want ids 0..%d (one per token, no gaps)", tok, id, len(vocab)-1)
-		}
-		if seen[id] {
-			return m.errorf("vocab", "id %d is used by %q and %q; want each id once", id, t.vocab[id], tok)
-		}
-		seen[id] = true
-		t.vocab[id] = tok
-		t.ids[tok] = int32(id)
-	}
-	t.unk = "[UNK]"
-	t.prefix = "##"
-	t.maxChars = 100
-	if err := m.decode("unk_token", &t.unk, "a string", true); err != nil {
-		return err
-	}
-	if err := m.decode("continuing_subword_prefix", &t.prefix, "a string", false); err != nil {
-		return err
-	}
-	if err := m.decode("max_input_chars_per_word", &t.maxChars, "a positive integer", false); err != nil {
-		return err
-	}
-	if t.maxChars <= 0 {
-		return m.errorf("max_input_chars_per_word", "is %d; want a positive integer", t.maxChars)
-	}
-	if _, ok := t.ids[t.unk]; !ok {
-		return m.errorf("unk_token", "%q is not in model.vocab", t.unk)
-	}
-	return nil
-}
-
-func (t *Tokenizer) loadAdded(root jsonObject) error {
-	v := root.raw("added_tokens")
-	if v == nil {
-		return nil
-	}
-	var list []json.RawMessage
-	if err := json.Unmarshal(v, &list); err != nil {
-		return root.errorf("added_tokens", "want an array, got %s", kindOf(v))
-	}
-	for i, item := range list {
-		o, err := parseObject(item, root.name, fmt.Sprintf("added_tokens[%d]", i))
-		if err != nil {
-			return err
-		}
-		var a addedToken
-		var id int64
-		if err := o.decode("id", &id, "an integer", true); err != nil {
-			return err
-		}
-		if err := o.decode("content", &a.Content, "a string", true); err != nil {
-			return err
-		}
-		if a.Content == "" {
-			return o.errorf("content", "empty")
-		}
-		for _, f := range []struct {
-			key string
-			dst *bool
-		}{{"special", &a.Special}, {"single_word", &a.SingleWord}, {"lstrip", &a.LStrip}, {"rstrip", &a.RStrip}} {
-			if err := o.decode(f.key, f.dst, "a boolean", false); err != nil {
-				return err
-			}
-		}
-		a.Normalized = !a.Special
-		if err := o.decode("normalized", &a.Normalized, "a boolean", false); err != nil {
-			return err
-		}
-		vid, ok := t.ids[a.Content]
-		switch {
-		case !ok:
-			return o.errorf("content", "%q (id %d) is not in model.vocab; added tokens outside the model vocabulary are not supported", a.Content, id)
-		case int64(vid) != id:
-			return o.errorf("id", "is %d, but model.vocab gives %q the id %d", id, a.Content, vid)
-		}
-		a.ID = vid
-		t.added = append(t.added, a)
-	}
-	return nil
-}
-
-func (t *Tokenizer) loadNormalizer(root jsonObject) error {
-	n, ok, err := root.object("normalizer", false)
-	if err != nil || !ok {
-		return err
-	}
-	var typ string
-	if err := n.decode("type", &typ, "a string", true); err != nil {
-		return err
-	}
-	if typ != "BertNormalizer" {
-		return n.errorf("type", "normalizer %s is not supported (supported: %s)", typ, Supported)
-	}
-	t.norm = normalizer{enabled: true, cleanText: true, chineseChars: true, lowercase: true}
-	for _, f := range []struct {
-		key string
-		dst *bool
-	}{{"clean_text", &t.norm.cleanText}, {"handle_chinese_chars", &t.norm.chineseChars}, {"lowercase", &t.norm.lowercase}} {
-		if err := n.decode(f.key, f.dst, "a boolean", false); err != nil {
-			return err
-		}
-	}
-	t.norm.stripAccents = t.norm.lowercase
-	if n.has("strip_accents") {
-		var v bool
-		if err := n.decode("strip_accents", &v, "a boolean or null", false); err != nil {
-			return err
-		}
-		t.stripAccentsRaw = &v
-		t.norm.stripAccents = v
-	}
-	return nil
-}
-
-func (t *Tokenizer) loadPreTokenizer(root jsonObject) error {
-	p, ok, err := root.object("pre_tokenizer", false)
-	if err != nil || !ok {
-		return err
-	}
-	var typ string
-	if err := p.decode("type", &typ, "a string", true); err != nil {
-		return err
-	}
-	if typ != "BertPreTokenizer" {
-		return p.errorf("type", "pre-tokenizer %s is not supported (supported: %s)", typ, Supported)
-	}
-	t.preTokenize = true
-	return nil
-}
-
-func (t *Tokenizer) loadPostProcessor(root jsonObject) error {
-	p, ok, err := root.object("post_processor", false)
-	if err != nil || !ok {
-		return err
-	}
-	t.post.raw = append([]byte(nil), root.raw("post_processor")...)
-	var typ string
-	if err := p.decode("type", &typ, "a string", true); err != nil {
-		return err
-	}
-	t.post.kind = typ
-	switch typ {
-	case "BertProcessing":
-		for _, key := range []string{"cls", "", "sep"} {
-			if key == "" {
-				t.post.single = append(t.post.single, templatePiece{})
-				continue
-			}
-			var pair []json.RawMessage
-			var tok string
-			var id int32
-			if err := p.decode(key, &pair, `a ["token", id] pair`, true); err != nil {
-				return err
-			}
-			if len(pair) != 2 || json.Unmarshal(pair[0], &tok) != nil || json.Unmarshal(pair[1], &id) != nil {
-				return p.errorf(key, `want a ["token", id] pair`)
-			}
-			if err := t.checkID(p, key, id); err != nil {
-				return err
-			}
-			t.post.single = append(t.post.single, templatePiece{special: tok, ids: []int32{id}})
-		}
-	case "TemplateProcessing":
-		var single []map[string]struct {
-			ID     *string `json:"id"`
-			TypeID int32   `json:"type_id"`
-		}
-		if err := p.decode("single", &single, "an array of SpecialToken/Sequence pieces", true); err != nil {
-			return err
-		}
-		var specials map[string]struct {
-			IDs []int32 `json:"ids"`
-		}
-		if err := p.decode("special_tokens", &specials, "an object of special tokens with ids", false); err != nil {
-			return err
-		}
-		for i, piece := range single {
-			field := fmt.Sprintf("single[%d]", i)
-			if len(piece) != 1 {
-				return p.errorf(field, "want one SpecialToken or Sequence")
-			}
-			for kind, v := range piece {
-				if v.ID == nil {
-					return p.errorf(field, "%s has no id", kind)
-				}
-				switch kind {
-				case "Sequence":
-					if *v.ID != "A" {
-						return p.errorf(field, "sequence %q in the single template; want A", *v.ID)
-					}
-					t.post.single = append(t.post.single, templatePiece{typeID: v.TypeID})
-				case "SpecialToken":
-					sp, ok := specials[*v.ID]
-					if !ok {
-						return p.errorf("special_tokens", "no entry for %q used in single[%d]", *v.ID, i)
-					}
-					for _, id := range sp.IDs {
-						if err := t.checkID(p, "special_tokens", id); err != nil {
-							return err
-						}
-					}
-					t.post.single = append(t.post.single, templatePiece{special: *v.ID, ids: sp.IDs, typeID: v.TypeID})
-				default:
-					return p.errorf(field, "unknown piece %q; want SpecialToken or Sequence", kind)
-				}
-			}
-		}
-	default:
-		return p.errorf("type", "post-processor %s is not supported (supported: %s)", typ, Supported)
-	}
-	return nil
-}
-
-func (t *Tokenizer) checkID(o jsonObject, key string, id int32) error {
-	if id < 0 || int(id) >= len(t.vocab) {
-		return o.errorf(key, "id %d is outside the vocabulary (0..%d)", id, len(t.vocab)-1)
-	}
-	return nil
-}
-
-func (t *Tokenizer) loadDecoder(root jsonObject) error {
-	d, ok, err := root.object("decoder", false)
-	if err != nil || !ok {
-		return err
-	}
-	var typ string
-	if err := d.decode("type", &typ, "a string", true); err != nil {
-		return err
-	}
-	if typ != "WordPiece" {
-		return d.errorf("type", "decoder %s is not supported (supported: %s)", typ, Supported)
-	}
-	t.decoder = decoderConfig{present: true, prefix: "##", cleanup: true}
-	if err := d.decode("prefix", &t.decoder.prefix, "a string", false); err != nil {
-		return err
-	}
-	return d.decode("cleanup", &t.decoder.cleanup, "a boolean", false)
-}
-
-func (t *Tokenizer) loadTruncation(root jsonObject) error {
-	o, ok, err := root.object("truncation", false)
-	if err != nil || !ok {
-		return err
-	}
-	tr := &truncation{raw: append([]byte(nil), root.raw("truncation")...)}
-	if err := o.decode("max_length", &tr.maxLength, "a positive integer", true); err != nil {
-		return err
-	}
-	if tr.maxLength <= 0 {
-		return o.errorf("max_length", "is %d; want a positive integer", tr.maxLength)
-	}
-	var strategy, direction string
-	if err := o.decode("strategy", &strategy, "a string", false); err != nil {
-		return err
-	}
-	if strategy == "OnlySecond" {
-		return o.errorf("strategy", "OnlySecond cannot truncate a single sequence (want LongestFirst or OnlyFirst)")
-	}
-	if err := o.decode("direction", &direction, "a string", false); err != nil {
-		return err
-	}
-	switch direction {
-	case "", "Right":
-	case "Left":
-		tr.left = true
-	default:
-		return o.errorf("direction", "%q; want Left or Right", direction)
-	}
-	t.trunc = tr
-	return nil
-}
-
-func (t *Tokenizer) loadPadding(root jsonObject) error {
-	o, ok, err := root.object("padding", false)
-	if err != nil || !ok {
-		return err
-	}
-	p := &padding{raw: append([]byte(nil), root.raw("padding")...), token: "[PAD]"}
-	if s := o.raw("strategy"); s != nil {
-		var name string
-		var fixed struct {
-			Fixed *int `json:"Fixed"`
-		}
-		switch {
-		case json.Unmarshal(s, &name) == nil && name == "BatchLongest":
-		case json.Unmarshal(s, &fixed) == nil && fixed.Fixed != nil && *fixed.Fixed > 0:
-			p.fixed = *fixed.Fixed
-		default:
-			return o.errorf("strategy", `want "BatchLongest" or {"Fixed": n}, got %s`, kindOf(s))
-		}
-	}
-	var direction string
-	if err := o.decode("direction", &direction, "a string", false); err != nil {
-		return err
-	}
-	switch direction {
-	case "", "Right":
-	case "Left":
-		p.left = true
-	default:
-		return o.errorf("direction", "%q; want Left or Right", direction)
-	}
-	if err := o.decode("pad_to_multiple_of", &p.multipleOf, "an integer or null", false); err != nil {
-		return err
-	}
-	if err := o.decode("pad_type_id", &p.typeID, "an integer", false); err != nil {
-		return err
-	}
-	if err := o.decode("pad_token", &p.token, "a string", false); err != nil {
-		return err
-	}
-	padID := int32(-1)
-	if err := o.decode("pad_id", &padID, "an integer", false); err != nil {
-		return err
-	}
-	if padID >= 0 {
-		if err := t.checkID(o, "pad_id", padID); err != nil {
-			return err
-		}
-		t.padID = padID
-	} else if id, ok := t.ids[p.token]; ok {
-		t.padID = id
-	}
-	t.pad = p
 	return nil
 }

@@ -1,70 +1,78 @@
-// Package tokenizer turns text into the token ids a BERT-family encoder
-// reads, exactly as the Hugging Face tokenizers library does.
-//
-// It loads Hugging Face tokenizer.json files (and plain BERT vocab.txt files
-// with BertSettings) whose model is WordPiece, with the BertNormalizer,
-// BertPreTokenizer, TemplateProcessing (or BertProcessing) post-processor
-// and WordPiece decoder. Other model types (BPE, Unigram, WordLevel) and
-// other pipeline components are refused with an error naming what was found
-// and what is supported.
-//
-// Exactness: the ids equal those of the Rust tokenizers library (checked
-// against its npm binding @anush008/tokenizers@0.6.0, tokenizers 0.22.2) on
-// the golden strings in testdata/ (20,582 strings from the shared
-// collections, hand-written hard cases and 5,000 random strings of hard
-// characters), and every Unicode code point is classified
-// (removed, whitespace, punctuation, nonspacing mark, lowercase mapping) as
-// the reference does. Added tokens (such as "[CLS]" written literally in the
-// text) are matched in the raw text before normalization when their
-// "normalized" flag is false, and in the normalized text otherwise, leftmost
-// longest first, honouring single_word, lstrip and rstrip.
-//
-// Invalid UTF-8 in the input text reads as U+FFFD, one per invalid byte;
-// with clean_text on (every BERT tokenizer) the normalizer then removes it,
-// so invalid bytes simply vanish. Nothing panics on any input.
-//
-// Padding: Encode truncates as the tokenizer file configures but never pads
-// (padding is the encoder's business, done per batch); EncodeWith overrides
-// both. A Tokenizer is safe for concurrent use.
 package tokenizer
 
 import (
 	"sync"
-	"unicode/utf8"
 )
 
-// Tokenizer is a loaded WordPiece tokenizer. Its methods are safe for
-// concurrent use; WithSwappedTokens returns a modified copy.
+// Tokenizer is a loaded tokenizer: normalizer, pre-tokenizer, model,
+// post-processor and decoder, with the added (special) tokens matched
+// before them. Its methods are safe for concurrent use; WithSwappedTokens
+// returns a modified copy.
 type Tokenizer struct {
-	name string
+	name   string
+	format Format
 
-	vocab []string         // id -> token
-	ids   map[string]int32 // token -> id (the model vocabulary)
+	// vocab maps ids to token strings: the model's vocabulary and the added
+	// tokens. Ids no token uses (holes) hold "" and have holes[id] set.
+	vocab []string
+	holes map[int32]bool
+	// ids maps the model's token strings to ids (added tokens outside the
+	// model's vocabulary are not in it: the model cannot produce them).
+	ids map[string]int32
 
-	norm            normalizer
-	stripAccentsRaw *bool // strip_accents as written (nil = follow lowercase)
-	preTokenize     bool  // BertPreTokenizer present
-
-	unk      string
-	unkID    int32
-	prefix   string
-	maxChars int
+	norm  normalizer   // nil: none
+	pre   preTokenizer // nil: none
+	model model
+	// needFirst says whether the pre-tokenizer needs to know which piece
+	// starts the text (Metaspace's prepend_scheme first).
+	needFirst bool
 
 	added       []addedToken // sorted by id
 	specialByID map[int32]bool
 	specialText map[string]bool
 	rawAdded    matcher // added tokens with normalized=false
-	normAdded   matcher // added tokens with normalized=true
+	normAdded   matcher // added tokens with normalized=true (contents normalized)
 
 	post    postProcessor
-	decoder decoderConfig
+	decoder decoder // nil: tokens joined by spaces
 	trunc   *truncation
 	pad     *padding
 	padID   int32
 
+	// extra holds what the file said that only Save and Files need: the
+	// folder layout's config files, the SentencePiece model's own protobuf.
+	extra sourceExtra
+
 	fingerprint string
 
 	scratch sync.Pool // *scratch
+}
+
+// Format is the layout a tokenizer was read from, which Files writes back.
+type Format int
+
+const (
+	// FormatTokenizerJSON is a Hugging Face tokenizer.json.
+	FormatTokenizerJSON Format = iota
+	// FormatVocabTxt is a BERT vocab.txt (one token per line).
+	FormatVocabTxt
+	// FormatVocabMerges is a GPT-2/RoBERTa vocab.json with merges.txt.
+	FormatVocabMerges
+	// FormatSentencePiece is a SentencePiece .model file.
+	FormatSentencePiece
+)
+
+// String returns the format's usual file names.
+func (f Format) String() string {
+	switch f {
+	case FormatVocabTxt:
+		return "vocab.txt"
+	case FormatVocabMerges:
+		return "vocab.json+merges.txt"
+	case FormatSentencePiece:
+		return "SentencePiece .model"
+	}
+	return "tokenizer.json"
 }
 
 // addedToken is one entry of tokenizer.json's "added_tokens".
@@ -76,29 +84,6 @@ type addedToken struct {
 	LStrip     bool
 	RStrip     bool
 	Normalized bool
-}
-
-// templatePiece is one element of a TemplateProcessing template: a special
-// token's ids, or the input sequence (ids == nil).
-type templatePiece struct {
-	special string  // name of the special token; "" for the sequence
-	ids     []int32 // the special token's ids
-	typeID  int32
-}
-
-// postProcessor adds special tokens around a single sequence.
-type postProcessor struct {
-	kind     string // "TemplateProcessing", "BertProcessing" or "" (none)
-	single   []templatePiece
-	nSpecial int    // number of ids the template adds
-	raw      []byte // the post_processor JSON as loaded, for Save; nil when built
-}
-
-// decoderConfig is the WordPiece decoder's settings.
-type decoderConfig struct {
-	present bool
-	prefix  string
-	cleanup bool
 }
 
 // truncation is tokenizer.json's "truncation".
@@ -130,7 +115,8 @@ type Encoding struct {
 // Options control one encoding. DefaultOptions gives the tokenizer's own
 // configuration (without padding).
 type Options struct {
-	// AddSpecial adds the post-processor's special tokens ([CLS] ... [SEP]).
+	// AddSpecial adds the post-processor's special tokens ([CLS] ... [SEP],
+	// <s> ... </s>).
 	AddSpecial bool
 	// MaxLength truncates the result to at most this many ids, special
 	// tokens included; 0 means no truncation. Truncation drops content ids
@@ -138,19 +124,11 @@ type Options struct {
 	// special tokens are always kept, so a MaxLength below their number
 	// yields just the special tokens.
 	MaxLength int
-	// Pad pads the result with PadID up to PadTo ids (or MaxLength when
-	// PadTo is 0), on the side the tokenizer file configures (right by
-	// default).
+	// Pad pads the result with PadID (0 when the tokenizer has no padding
+	// token) up to PadTo ids (or MaxLength when PadTo is 0), on the side the
+	// tokenizer file configures (right by default).
 	Pad   bool
 	PadTo int
-}
-
-// scratch holds the reusable buffers of one encoding.
-type scratch struct {
-	norm  []byte
-	ns    normScratch
-	piece []byte
-	ids   []int32
 }
 
 func (t *Tokenizer) getScratch() *scratch {
@@ -163,34 +141,52 @@ func (t *Tokenizer) getScratch() *scratch {
 // Name returns the name the tokenizer was loaded under (usually its path).
 func (t *Tokenizer) Name() string { return t.name }
 
-// VocabSize returns the number of ids: the model vocabulary, which includes
-// the added tokens.
+// Format returns the layout the tokenizer was read from.
+func (t *Tokenizer) Format() Format { return t.format }
+
+// ModelType returns the model's type: WordPiece, BPE, Unigram, WordLevel,
+// or SentencePiece's own Unigram or BPE for a .model file
+// ("SentencePieceUnigram", "SentencePieceBPE").
+func (t *Tokenizer) ModelType() string { return t.model.kind() }
+
+// VocabSize returns the number of ids: one more than the largest id of the
+// model's vocabulary and the added tokens.
 func (t *Tokenizer) VocabSize() int { return len(t.vocab) }
 
 // Token returns the vocabulary string of id.
 func (t *Tokenizer) Token(id int32) (string, bool) {
-	if id < 0 || int(id) >= len(t.vocab) {
+	if id < 0 || int(id) >= len(t.vocab) || t.holes[id] {
 		return "", false
 	}
 	return t.vocab[id], true
 }
 
-// ID returns the id of a vocabulary string.
+// ID returns the id of a token string: an added token's, else the model
+// vocabulary's.
 func (t *Tokenizer) ID(token string) (int32, bool) {
+	for _, a := range t.added {
+		if a.Content == token {
+			return a.ID, true
+		}
+	}
 	id, ok := t.ids[token]
 	return id, ok
 }
 
-// IsSpecial reports whether id is a special added token ([CLS], [SEP],
-// [PAD], [UNK], [MASK] in BERT files).
+// IsSpecial reports whether id is a special token: a special added token
+// ([CLS], [SEP], [PAD], [UNK], [MASK] in BERT files; <s>, </s>, <pad>,
+// <unk>, <mask> in RoBERTa's; <|endoftext|> in GPT-2's), or a control or
+// unknown piece of a SentencePiece model.
 func (t *Tokenizer) IsSpecial(id int32) bool { return t.specialByID[id] }
 
 // PadID returns the padding id: the file's padding.pad_id, else the id of
-// "[PAD]", else 0.
+// "[PAD]" or "<pad>", else -1 (GPT-2 and LLaMA have no padding token; no
+// real id is then taken for padding).
 func (t *Tokenizer) PadID() int32 { return t.padID }
 
-// UnkID returns the id of the unknown token.
-func (t *Tokenizer) UnkID() int32 { return t.unkID }
+// UnkID returns the id of the unknown token, or -1 when the model has none
+// (byte-level BPE needs none).
+func (t *Tokenizer) UnkID() int32 { return t.model.unkID() }
 
 // MaxLength returns the truncation length the tokenizer file configures, or
 // 0 when it configures none.
@@ -224,6 +220,11 @@ func (t *Tokenizer) DefaultOptions() Options {
 // as the tokenizer file configures, not padded.
 func (t *Tokenizer) Encode(text string) Encoding {
 	return t.EncodeWith(text, t.DefaultOptions())
+}
+
+// EncodeIDs returns the ids Encode gives.
+func (t *Tokenizer) EncodeIDs(text string) []int32 {
+	return t.EncodeWith(text, t.DefaultOptions()).IDs
 }
 
 // EncodeWith encodes text with the given options.
@@ -260,6 +261,7 @@ func (t *Tokenizer) EncodeWith(text string, o Options) Encoding {
 		}
 		target = max(target, n)
 	}
+	padID := max(t.padID, 0)
 	e.IDs = make([]int32, 0, target)
 	e.TypeIDs = make([]int32, 0, target)
 	padLeft := t.pad != nil && t.pad.left
@@ -269,11 +271,11 @@ func (t *Tokenizer) EncodeWith(text string, o Options) Encoding {
 	}
 	if padLeft {
 		for range target - n {
-			e.IDs = append(e.IDs, t.padID)
+			e.IDs = append(e.IDs, padID)
 			e.TypeIDs = append(e.TypeIDs, padType)
 		}
 	}
-	if o.AddSpecial && t.post.kind != "" {
+	if o.AddSpecial && len(t.post.single) > 0 {
 		for _, p := range t.post.single {
 			if p.ids == nil {
 				e.IDs = append(e.IDs, content...)
@@ -295,7 +297,7 @@ func (t *Tokenizer) EncodeWith(text string, o Options) Encoding {
 	}
 	if !padLeft {
 		for range target - n {
-			e.IDs = append(e.IDs, t.padID)
+			e.IDs = append(e.IDs, padID)
 			e.TypeIDs = append(e.TypeIDs, padType)
 		}
 	}
@@ -322,161 +324,5 @@ func (t *Tokenizer) AppendIDs(dst []int32, text string) []int32 {
 	s := t.getScratch()
 	dst = t.appendContent(dst, text, s)
 	t.scratch.Put(s)
-	return dst
-}
-
-// appendContent runs added-token matching, normalization, pre-tokenization
-// and WordPiece over text.
-func (t *Tokenizer) appendContent(dst []int32, text string, s *scratch) []int32 {
-	if !utf8.ValidString(text) {
-		text = validUTF8(text)
-	}
-	if len(t.rawAdded.tokens) == 0 {
-		return t.appendSegment(dst, text, s)
-	}
-	start := 0
-	t.rawAdded.each(text, func(id int32, mStart, mEnd int) {
-		if start < mStart {
-			dst = t.appendSegment(dst, text[start:mStart], s)
-		}
-		dst = append(dst, id)
-		start = mEnd
-	})
-	if start < len(text) {
-		dst = t.appendSegment(dst, text[start:], s)
-	}
-	return dst
-}
-
-// validUTF8 replaces every invalid byte of s with U+FFFD.
-func validUTF8(s string) string {
-	b := make([]byte, 0, len(s)+8)
-	for _, r := range s {
-		b = utf8.AppendRune(b, r)
-	}
-	return string(b)
-}
-
-// appendSegment encodes a piece of text that holds no raw-matched added
-// token.
-func (t *Tokenizer) appendSegment(dst []int32, seg string, s *scratch) []int32 {
-	s.norm = t.norm.appendNormalized(s.norm[:0], seg, &s.ns)
-	if len(t.normAdded.tokens) == 0 {
-		return t.appendWords(dst, s.norm, s)
-	}
-	// Added tokens with normalized=true match in the normalized text. The
-	// callback may not touch s.norm, which appendWords leaves alone.
-	normText := string(s.norm)
-	start := 0
-	t.normAdded.each(normText, func(id int32, mStart, mEnd int) {
-		if start < mStart {
-			dst = t.appendWords(dst, []byte(normText[start:mStart]), s)
-		}
-		dst = append(dst, id)
-		start = mEnd
-	})
-	if start < len(normText) {
-		dst = t.appendWords(dst, []byte(normText[start:]), s)
-	}
-	return dst
-}
-
-// appendWords pre-tokenizes normalized text (split on whitespace, isolate
-// punctuation) and appends the WordPiece ids of each word.
-func (t *Tokenizer) appendWords(dst []int32, b []byte, s *scratch) []int32 {
-	if !t.preTokenize {
-		if len(b) == 0 {
-			return dst
-		}
-		return t.wordPiece(dst, b, s)
-	}
-	tab := classTable()
-	start := -1
-	for i := 0; i < len(b); {
-		if b[i] < utf8.RuneSelf {
-			switch asciiClass[b[i]] {
-			case aSpace, aSpaceControl:
-				if start >= 0 {
-					dst = t.wordPiece(dst, b[start:i], s)
-					start = -1
-				}
-				i++
-				continue
-			case aPunct:
-				if start >= 0 {
-					dst = t.wordPiece(dst, b[start:i], s)
-					start = -1
-				}
-				dst = t.wordPiece(dst, b[i:i+1], s)
-				i++
-				continue
-			}
-			if start < 0 {
-				start = i
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		c := classOf(tab, r)
-		switch {
-		case c&cSpace != 0:
-			if start >= 0 {
-				dst = t.wordPiece(dst, b[start:i], s)
-				start = -1
-			}
-		case c&cPunct != 0:
-			if start >= 0 {
-				dst = t.wordPiece(dst, b[start:i], s)
-				start = -1
-			}
-			dst = t.wordPiece(dst, b[i:i+size], s)
-		default:
-			if start < 0 {
-				start = i
-			}
-		}
-		i += size
-	}
-	if start >= 0 {
-		dst = t.wordPiece(dst, b[start:], s)
-	}
-	return dst
-}
-
-// wordPiece appends the ids of one word: greedy longest-match-first
-// subwords, continuations carrying the prefix ("##"); the whole word becomes
-// the unknown token when some part matches nothing or when it has more than
-// max_input_chars_per_word characters.
-func (t *Tokenizer) wordPiece(dst []int32, w []byte, s *scratch) []int32 {
-	if len(w) > t.maxChars && utf8.RuneCount(w) > t.maxChars {
-		return append(dst, t.unkID)
-	}
-	mark := len(dst)
-	for start := 0; start < len(w); {
-		end := len(w)
-		found := int32(-1)
-		for start < end {
-			var id int32
-			var ok bool
-			if start == 0 {
-				id, ok = t.ids[string(w[:end])]
-			} else {
-				s.piece = append(append(s.piece[:0], t.prefix...), w[start:end]...)
-				id, ok = t.ids[string(s.piece)]
-			}
-			if ok {
-				found = id
-				break
-			}
-			_, size := utf8.DecodeLastRune(w[start:end])
-			end -= size
-		}
-		if found < 0 {
-			return append(dst[:mark], t.unkID)
-		}
-		dst = append(dst, found)
-		start = end
-	}
 	return dst
 }

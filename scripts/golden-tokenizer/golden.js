@@ -5,8 +5,10 @@
 // Usage (see README.md): node golden.js SHARED_DIR MINILM_TOKENIZER_JSON OUT_DIR
 //
 // It writes OUT_DIR/golden.jsonl.gz (one JSON object per input string:
-// text, minilm ids, chinese ids, and for some strings the decoded text and
-// the ids under minilm's configured truncation) and
+// a reference to the string in ../shared/data (see inputs.js) or, for the
+// hand-written hard cases, the text; minilm ids, chinese ids, and for some
+// strings the decoded text and the ids under minilm's configured
+// truncation) and
 // OUT_DIR/unicode-classes.txt.gz (how both BERT normalizers and the
 // BertPreTokenizer treat every code point, run-length encoded).
 'use strict';
@@ -21,111 +23,12 @@ if (!outDir) {
   process.exit(2);
 }
 const chinesePath = path.join(shared, 'tokenizers/bert-base-chinese/tokenizer.json');
-const data = path.join(shared, 'data');
-const MAX_CHARS = 2000; // passages are cut to this many UTF-16 units (at a code point boundary)
+const {sharedInputs, hard} = require('./inputs.js');
 
-function readLines(p) {
-  return fs.readFileSync(p, 'utf8').split('\n').filter((l) => l !== '');
-}
-function jsonl(p, f) {
-  return readLines(p).map((l) => f(JSON.parse(l)));
-}
-// every picks n items spread evenly over list (deterministic).
-function every(list, n) {
-  if (list.length <= n) return list;
-  const out = [];
-  for (let i = 0; i < n; i++) out.push(list[Math.floor((i * list.length) / n)]);
-  return out;
-}
-function cut(s) {
-  if (s.length <= MAX_CHARS) return s;
-  let n = MAX_CHARS;
-  const c = s.charCodeAt(n - 1);
-  if (c >= 0xd800 && c <= 0xdbff) n--; // do not split a surrogate pair
-  return s.slice(0, n);
-}
-
-// Strings from every collection in the shared data: [source, text].
-const inputs = [];
-function add(source, texts) {
-  for (const t of texts) inputs.push([source, t]);
-}
-const beirQueries = (d) => jsonl(path.join(data, d, 'queries.jsonl'), (o) => o.text);
-const beirPassages = (d) =>
-  jsonl(path.join(data, d, 'corpus.jsonl'), (o) => cut(o.title ? o.title + ' ' + o.text : o.text));
-for (const [d, nq, np] of [
-  ['cranfield', 225, 150],
-  ['vaswani-npl', 93, 300],
-  ['cacm', 64, 150],
-  ['dureader-demo-zh', 200, 500],
-  ['squad-v1.1-dev', 4500, 150],
-  ['hotpotqa-dev-100', 100, 120],
-]) {
-  add(d + '/queries', every(beirQueries(d), nq));
-  add(d + '/corpus', every(beirPassages(d), np));
-}
-for (const name of fs.readdirSync(path.join(data, 'beir-topics')).sort()) {
-  const dir = path.join(data, 'beir-topics', name);
-  if (!fs.statSync(dir).isDirectory()) continue;
-  for (const f of fs.readdirSync(dir).filter((f) => f.startsWith('queries')).sort()) {
-    // arguana's queries are whole arguments: fewer of them.
-    add('beir-topics/' + name, every(jsonl(path.join(dir, f), (o) => o.text), name === 'arguana' ? 150 : 600));
-  }
-}
-for (const f of fs.readdirSync(path.join(data, 'dpr-questions')).sort()) {
-  const p = path.join(data, 'dpr-questions', f);
-  const qs = f.includes('curated')
-    ? jsonl(p, (o) => o.question)
-    : readLines(p).map((l) => l.split('\t')[0]);
-  add('dpr-questions/' + f, every(qs, 2000));
-}
-
-// Hand-written hard cases.
-const hard = [
-  '', ' ', '   \t\n  ', '\u3000', '\u00a0\u2009\u202f', 'a', 'A', '.', '...', '[', ']',
-  'Héllo wörld, naïve café résumé façade coöperate',
-  'e\u0301 a\u0300 o\u0308 n\u0303 (combining marks) A\u030a\u0327',
-  'İstanbul ΣΊΣΥΦΟΣ ΌΣΟΣ ß ẞ ǅ ﬁ ﬀ Å K Ω',
-  'Ｆｕｌｌ－ｗｉｄｔｈ　ＡＢＣ　１２３！？ （全角） ｶﾀｶﾅ',
-  'tab\there\nnewline\r\ncr \u000b vt \u000c ff \u0085 nel \u001c fs \u007f del',
-  'zero\u200bwidth\u200cjoiner\u200dmark\ufeffbom \u2060wj \u00adsoft\u00adhyphen \u180e',
-  'nul\u0000byte and \ufffd replacement and \ue000 private \u{F0000} plane15',
-  'emoji 😀😃👍🏽 👨‍👩‍👧‍👦 🇫🇷 ❤️ ☃ ✓',
-  'العربية: مرحبا بالعالم، كيف حالك؟',
-  'Русский текст: Привет, мир! Ёлка ёж',
-  'Ελληνικά: Γειά σου Κόσμε; ό,τι',
-  'עברית: שלום עולם',
-  'हिन्दी: नमस्ते दुनिया। ક્ષ',
-  '中文：我爱北京天安门。繁體中文，測試！',
-  '日本語：東京タワーへ行きます。ひらがな、カタカナ',
-  '한국어: 안녕하세요 세계',
-  'ไทย: สวัสดีชาวโลก',
-  'CJK ext: 㐀 𠀀 𪜀 𫝀 𫠠 𫤠 𬺯 豈 丽 〇 ㄅ',
-  'x'.repeat(100), 'x'.repeat(101), 'y'.repeat(150),
-  'Pneumonoultramicroscopicsilicovolcanoconiosis'.repeat(3),
-  'antidisestablishmentarianism supercalifragilisticexpialidocious',
-  'é'.repeat(100), 'é'.repeat(101), 'e\u0301'.repeat(60),
-  '[CLS]', '[SEP]', '[PAD]', '[UNK]', '[MASK]', '[cls] [Sep] [ CLS ]',
-  'text [CLS] with [SEP] literal [MASK] tokens [PAD][UNK]',
-  'glued[CLS]tokens[SEP]here[[CLS]]', '[CLS[SEP]]', '[MASK][MASK][MASK]',
-  "Don't stop! It's John's dog, isn't it? I'm sure we've, they're.",
-  'Hello , world . do not ! ? \' s',
-  'U.S.A. e.g. i.e. 3.14159 1,000,000 $100 50% #hashtag @user a&b <tag> {x} |y| ~z ^ `q`',
-  'email@example.com https://example.com/path?q=1&r=2#frag C:\\Windows\\path',
-  '¿Qué? ¡Hola! «guillemets» „Anführung“ “smart” ‘quotes’ — – … • · ‰ † ‡ § ¶',
-  '₀₁₂ ¹²³ ½ ¼ Ⅻ ⅻ ① ⒜ ㎏ ℃ ™ ® ©',
-  'mixed: Ünïcödé + 中文 + العربية + emoji 😀 + [SEP] + ＦＵＬＬ',
-  '\u0378\u0379 unassigned \u{E0001}\u{E0020} tags \u{1D400}\u{1D7D8} math',
-  'ß'.repeat(10) + ' ' + 'ﬁ'.repeat(10),
-  'a\u0300\u0301\u0302\u0303\u0304\u0305\u0306\u0307\u0308\u0309',
-  '\u0f71\u0f72 tibetan \u0e33 thai am \u1100\u1161\u11a8 jamo',
-  ' leading and trailing spaces ',
-  'ALL CAPS SENTENCE WITH NUMBERS 12345 AND SYMBOLS !!!',
-  'a-b_c/d\\e:f;g<h>i=j?k@l[m]n^o`p{q}r|s~t',
-  'tokenization tokenizer tokenizing untokenizable',
-  'what is theraderm used for', 'difference between a mcdouble and a double cheeseburger',
-];
-add('hard', hard);
+// Strings from every collection in the shared data ({src, ref, sha, text}),
+// then the hand-written hard cases.
+const inputs = sharedInputs(shared);
+for (const text of hard) inputs.push({src: 'hard', text});
 
 (async () => {
   const minilm = Tokenizer.fromFile(minilmPath);
@@ -138,10 +41,12 @@ add('hard', hard);
   minilmTrunc.disablePadding(); // keeps the file's truncation (max_length 128)
   const lines = [];
   let n = 0;
-  for (const [source, text] of inputs) {
+  for (const {src: source, ref, sha, text} of inputs) {
     const a = (await minilm.encode(text)).getIds();
     const b = (await chinese.encode(text)).getIds();
-    const o = {src: source, text, minilm: a, chinese: b};
+    // Shared strings are written as references (the text stays in
+    // ../shared); hard cases as text.
+    const o = ref ? {src: source, ref, sha, minilm: a, chinese: b} : {src: source, text, minilm: a, chinese: b};
     if (source === 'hard' || n % 10 === 0) {
       o.minilm_dec = await minilm.decode(a, false);
       o.minilm_dec_skip = await minilm.decode(a, true);
@@ -155,7 +60,7 @@ add('hard', hard);
   }
   fs.mkdirSync(outDir, {recursive: true});
   fs.writeFileSync(path.join(outDir, 'golden.jsonl.gz'), zlib.gzipSync(lines.join('\n') + '\n', {level: 9}));
-  console.error(`golden.js: ${lines.length} strings from ${new Set(inputs.map((x) => x[0])).size} sources`);
+  console.error(`golden.js: ${lines.length} strings from ${new Set(inputs.map((x) => x.src)).size} sources`);
 
   // The hand-written tiny tokenizer (testdata/tiny.json) exercises what
   // the real files do not: added tokens with lstrip, rstrip, single_word and

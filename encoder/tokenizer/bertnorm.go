@@ -2,6 +2,8 @@ package tokenizer
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -9,17 +11,36 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// normalizer is Hugging Face's BertNormalizer. Its character classes follow
-// the Rust tokenizers library exactly, which is not always what Go's unicode
-// package says (the Rust crate's category tables are older than Go's); the
-// differences are listed in unicode_tables.go and checked code point by code
-// point against the reference by TestUnicodeClasses.
-type normalizer struct {
-	enabled      bool // false when the tokenizer.json has "normalizer": null
-	cleanText    bool
-	chineseChars bool
-	stripAccents bool // resolved: a JSON null follows lowercase
-	lowercase    bool
+// bertNormalizer is Hugging Face's BertNormalizer. Its character classes
+// follow the Rust tokenizers library exactly, which is not always what Go's
+// unicode package says (the Rust crate's category tables are older than
+// Go's); the differences are listed in unicode_tables.go and checked code
+// point by code point against the reference by TestUnicodeClasses.
+type bertNormalizer struct {
+	cleanText       bool
+	chineseChars    bool
+	stripAccents    bool  // resolved: a JSON null follows lowercase
+	stripAccentsRaw *bool // as written (nil = follow lowercase)
+	lowercase       bool
+}
+
+func (n *bertNormalizer) writeFingerprint(w io.Writer) {
+	fmt.Fprintf(w, "BertNormalizer clean_text=%t chinese=%t strip_accents=%t lowercase=%t",
+		n.cleanText, n.chineseChars, n.stripAccents, n.lowercase)
+}
+
+// keepsStart: the reference records characters removed by clean_text and
+// by strip_accents, so a text starting with one loses its start.
+func (n *bertNormalizer) keepsStart(s string) bool {
+	if s == "" {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	c := classOf(classTable(), r)
+	if n.cleanText && c&cRemoved != 0 {
+		return false
+	}
+	return !(n.stripAccents && c&cMark != 0)
 }
 
 // ASCII character classes used by the fast paths.
@@ -166,22 +187,17 @@ func isASCII(s string) bool {
 	return true
 }
 
-// normScratch holds reusable buffers of the normalizer.
+// normScratch holds reusable buffers of the normalizers.
 type normScratch struct {
-	tmp []byte
-	nfd []byte
-	it  norm.Iter
+	tmp        []byte
+	nfd        []byte
+	it         norm.Iter
+	seqA, seqB []byte
 }
 
 // appendNormalized appends the normalized form of s to dst. ns holds scratch
 // space, returned for reuse. Invalid UTF-8 bytes in s read as U+FFFD.
-func (n *normalizer) appendNormalized(dst []byte, s string, ns *normScratch) []byte {
-	if !n.enabled {
-		for _, r := range s { // replaces invalid bytes with U+FFFD
-			dst = utf8.AppendRune(dst, r)
-		}
-		return dst
-	}
+func (n *bertNormalizer) appendNormalized(dst []byte, s string, ns *normScratch) []byte {
 	if isASCII(s) {
 		for i := 0; i < len(s); i++ {
 			c := s[i]
