@@ -1,7 +1,6 @@
 package encoder
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 
@@ -139,18 +138,13 @@ func WeightFile(d Dir) (string, error) {
 	return "", fmt.Errorf("%s holds no weights (expected one of %v, or %s)", d.Name(), WeightFiles(), ONNXFile)
 }
 
-// loadTokenizer reads the tokenizer.json file of d.
-func loadTokenizer(d Dir, file string) (*tokenizer.Tokenizer, error) {
-	b, err := d.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	return tokenizer.FromJSON(bytes.NewReader(b), d.Path(file))
+// LoadTokenizer reads the tokenizer of the model in d, in any of the
+// layouts tokenizer.LoadFS reads (tokenizer.json; vocab.json and
+// merges.txt; a SentencePiece .model; vocab.txt; with the folder's
+// config.json, tokenizer_config.json and special_tokens_map.json).
+func LoadTokenizer(d Dir) (*tokenizer.Tokenizer, error) {
+	return tokenizer.LoadFSAs(d.fsys, d.dir, d.name)
 }
-
-// LoadTokenizer reads the tokenizer of the model in d (its
-// tokenizer.json), as Load does.
-func LoadTokenizer(d Dir) (*tokenizer.Tokenizer, error) { return loadTokenizer(d, "tokenizer.json") }
 
 // readONNX reads the weights of the ONNX graph file of d.
 func readONNX(d Dir, file string) (tensor.Set, *onnx.Info, error) {

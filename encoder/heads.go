@@ -118,7 +118,7 @@ func checkpointHead(s *Settings, cfgJSON []byte) (*Head, string, error) {
 	pc, err := readPoolingConfig(s.Transformer, "1_Pooling/config.json")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return &Head{Pooling: Mean}, "default", nil
+		return &Head{Pooling: Mean}, "no pooling files", nil
 	case err != nil:
 		return nil, "", err
 	}

@@ -82,7 +82,8 @@ type Settings struct {
 	Prompts    Prompts
 	Similarity Similarity
 	// Layout names where the head came from: "sentence-transformers
-	// modules", "DPR", "ANCE", "1_Pooling", "default".
+	// modules", "DPR", "ANCE", "1_Pooling", "no pooling files", or "pooling asked
+	// for" when Options.Pooling replaced the files' pooling.
 	Layout string
 	// Dir is the model directory; Transformer the directory of the
 	// transformer (Dir, or a sentence-transformers module's folder), and
@@ -243,6 +244,18 @@ func readSTConfig(d Dir) (Prompts, Similarity, error) {
 	return p, sim, nil
 }
 
+// isANCEModules reports whether h is ANCE's head in sentence-transformers'
+// layout: the first token through a Dense and a LayerNorm module, not
+// normalised.
+func isANCEModules(h *Head) bool {
+	if h.Pooling != CLS || h.Normalize || len(h.Steps) != 2 {
+		return false
+	}
+	_, dense := h.Steps[0].(*Dense)
+	_, ln := h.Steps[1].(*LayerNorm)
+	return dense && ln
+}
+
 // ReadSettings reads the settings of the transformer model in d, as Load
 // does, without loading its transformer weights: a sentence-transformers
 // folder (modules.json: the transformer in its module's folder, then
@@ -276,7 +289,7 @@ func ReadSettings(d Dir, o Options) (*Settings, error) {
 	default:
 		return nil, fmt.Errorf("encoder: %w (is %s a model directory? \"dreval model get\" installs one)", err, d.Name())
 	}
-	if s.Tokenizer, err = loadTokenizer(t, "tokenizer.json"); err != nil {
+	if s.Tokenizer, err = LoadTokenizer(t); err != nil {
 		return nil, fmt.Errorf("encoder: %w", err)
 	}
 	if werr != nil {
@@ -303,11 +316,20 @@ func ReadSettings(d Dir, o Options) (*Settings, error) {
 	if mods != nil {
 		s.Head, err = modulesHead(d, mods, s.Config.HiddenSize)
 		s.Layout = "sentence-transformers modules"
+		if err == nil && s.Similarity == "" && isANCEModules(s.Head) {
+			// sentence-transformers' ANCE (msmarco-roberta-base-ance-
+			// firstp) predates similarity_fn_name; its authors score by
+			// dot product, which its card says.
+			s.Similarity, s.Layout = Dot, "sentence-transformers modules, ANCE"
+		}
 	} else {
 		s.Head, s.Layout, err = checkpointHead(s, b)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if o.Pooling != "" {
+		s.Layout = "pooling asked for"
 	}
 	if o.Pooling == Pooler {
 		if s.Head, err = poolerHead(s); err != nil {

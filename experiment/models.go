@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -99,16 +98,13 @@ func (o ModelOptions) isDir(name string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// tokenizer loads the tokenizer.json at file (in o.Files, or on disk).
+// tokenizer loads the tokenizer at file, a file or a model folder in
+// any layout tokenizer.LoadFS reads (in o.Files, or on disk).
 func (o ModelOptions) tokenizer(file string) (*tokenizer.Tokenizer, error) {
 	if o.Files == nil {
 		return tokenizer.Load(file)
 	}
-	b, err := fs.ReadFile(o.Files, path.Clean(file))
-	if err != nil {
-		return nil, err
-	}
-	return tokenizer.FromJSON(bytes.NewReader(b), file)
+	return tokenizer.LoadFS(o.Files, file)
 }
 
 // HFTokenizer wraps a *tokenizer.Tokenizer as an experiment Tokenizer that

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"path"
 	"strconv"
 
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/perturb"
@@ -122,6 +122,26 @@ func (s *server) perturb(ctx context.Context, req *request) (*reply, error) {
 	return jsonReply(out)
 }
 
+// queryTokenizer loads the tokenizer of model name's query tower (the
+// tokenizer queries are perturbed through) from models: of its
+// transformer folder, in any layout the loaders read.
+func queryTokenizer(models fs.FS, name string) (*tokenizer.Tokenizer, error) {
+	d := encoder.FSDir(models, name)
+	if ok, err := d.Exists("."); err != nil || !ok {
+		return nil, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
+	}
+	man, err := encoder.ReadManifest(d)
+	if err != nil {
+		return nil, err
+	}
+	q, _ := man.Towers(d)
+	t, err := encoder.TransformerDir(q)
+	if err != nil {
+		return nil, err
+	}
+	return encoder.LoadTokenizer(t)
+}
+
 // tokenizer returns the tokenizer of model name from Options.Models,
 // loading it once.
 func (s *server) tokenizer(name string) (*tokenizer.Tokenizer, error) {
@@ -139,18 +159,12 @@ func (s *server) tokenizer(name string) (*tokenizer.Tokenizer, error) {
 	}
 	s.tokMu.Unlock()
 	e.once.Do(func() {
-		p := path.Join(name, "tokenizer.json")
-		f, err := s.opts.Models.Open(p)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				e.err = errorf(http.StatusNotFound, "tokenizer %q: this server has no model %q with a tokenizer.json (%v)", name, name, ErrUnknownModel)
-			} else {
-				e.err = fmt.Errorf("tokenizer %q: %w", name, err)
-			}
-			return
+		e.tok, e.err = queryTokenizer(s.opts.Models, name)
+		if errors.Is(e.err, fs.ErrNotExist) {
+			e.err = errorf(http.StatusNotFound, "tokenizer %q: this server has no model %q with a tokenizer (%v; %v)", name, name, e.err, ErrUnknownModel)
+		} else if e.err != nil {
+			e.err = fmt.Errorf("tokenizer %q: %w", name, e.err)
 		}
-		defer f.Close()
-		e.tok, e.err = tokenizer.FromJSON(f, p)
 	})
 	if e.err != nil {
 		// Forget failures, so a model installed later is found.

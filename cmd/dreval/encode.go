@@ -136,8 +136,8 @@ func runEncode(env *cliEnv, args []string) error {
 	if *side == engine.Query {
 		info = r.QueryInfo
 	}
-	fmt.Fprintf(env.stderr, "engine: %s; model %s, %s side (%d tower(s), score %s); prompt %q; %d texts; max length %d\n",
-		info, dir, *side, r.Towers, r.Score, enc.Prompt(), len(texts), enc.MaxLength())
+	fmt.Fprintf(env.stderr, "engine: %s; model %s, %s side (%d tower(s), score %s from %s): %s; %d texts\n",
+		info, dir, *side, r.Towers, r.Score, r.ScoreFrom, enc.Describe(), len(texts))
 	start := time.Now()
 	vecs, truncated, err := enc.Encode(texts)
 	if bar != nil {

@@ -339,7 +339,7 @@ func (e *Embedder) run(seqs [][]int32) (hidden, pooled [][]float32, err error) {
 	if !ok {
 		return nil, nil, fmt.Errorf("ort: %s is %T, expected a float32 tensor", onnx.LastHiddenState, outputs[0])
 	}
-	dim := e.Dim()
+	dim := e.info.Hidden // the graph's width, before the head
 	if got := hiddenT.GetShape(); len(got) != 3 || got[0] != int64(n) || got[1] != int64(width) || got[2] != int64(dim) {
 		return nil, nil, fmt.Errorf("ort: %s has shape %v, expected [%d %d %d]", onnx.LastHiddenState, got, n, width, dim)
 	}

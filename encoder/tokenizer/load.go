@@ -80,6 +80,12 @@ func LoadFS(fsys fs.FS, name string) (*Tokenizer, error) {
 	return loadFS(fsys, name, name)
 }
 
+// LoadFSAs is LoadFS naming the tokenizer, and the files in its errors,
+// after display (say the directory's path on disk) instead of name.
+func LoadFSAs(fsys fs.FS, name, display string) (*Tokenizer, error) {
+	return loadFS(fsys, name, display)
+}
+
 // loadFS is LoadFS naming the tokenizer (and its errors) display.
 func loadFS(fsys fs.FS, name, display string) (*Tokenizer, error) {
 	name = path.Clean(filepath.ToSlash(name))
