@@ -135,3 +135,48 @@ func cosine(a, b []float32) (cos, na, nb float64) {
 	na, nb = math.Sqrt(na), math.Sqrt(nb)
 	return dot / (na * nb), na, nb
 }
+
+// TestEvalTinyDPROnSharedData is issue 14's must-show: "dreval eval
+// -models DPRDIR -task dpr" runs end to end on hotpotqa-dev-100 and
+// squad-v1.1-dev with a tiny DPR (two towers in DPR's published layout:
+// vocab.txt tokenizers, DPRQuestionEncoder/DPRContextEncoder weights
+// under their prefixes), and results.json names the score and the
+// towers, each with its own folder, fingerprint and head.
+func TestEvalTinyDPROnSharedData(t *testing.T) {
+	hotpot := sharedtest.Path(t, "data/hotpotqa-dev-100")
+	squad := sharedtest.Path(t, "data/squad-v1.1-dev")
+	dir := filepath.Join(t.TempDir(), "dpr")
+	retrievertest.Write(t, "dpr", dir, 7)
+	out := t.TempDir()
+	code, stdout, errOut := runCLI(t, "", "eval", "-data", hotpot+","+squad, "-task", "dpr", "-models", dir, "-engine", "go",
+		"-rates", "0,0.1", "-seeds", "1", "-resamples", "200", "-no-cache", "-quiet", "-out", out)
+	if code != 0 {
+		t.Fatalf("eval exited %d: %s", code, errOut)
+	}
+	if !strings.Contains(stdout, "Scores: dpr dot product, two towers.") {
+		t.Errorf("the tables do not say how dpr scores:\n%s", stdout)
+	}
+	res := readResults(t, out)
+	if len(res.Datasets) != 2 {
+		t.Fatalf("%d datasets, want 2", len(res.Datasets))
+	}
+	for i, want := range []int{100, 10570} {
+		ds := res.Datasets[i]
+		if ds.Answers == nil || ds.Answers.Questions != want {
+			t.Errorf("%s: answers %+v, want %d questions", ds.Name, ds.Answers, want)
+		}
+		m := ds.Models[0]
+		if m.Score != "dot" || m.ScoreFrom != "manifest" || m.Towers != 2 || m.Query == nil || m.Document == nil {
+			t.Fatalf("%s: score %q from %q, %d towers, query %+v, document %+v; want dot from the manifest and two towers", ds.Name, m.Score, m.ScoreFrom, m.Towers, m.Query, m.Document)
+		}
+		if filepath.Base(m.Query.Dir) != "question_encoder" || filepath.Base(m.Document.Dir) != "ctx_encoder" || m.Query.Fingerprint == m.Document.Fingerprint ||
+			!strings.HasPrefix(m.Query.Head, "cls (DPR)") || !strings.HasPrefix(m.Document.Head, "cls (DPR)") {
+			t.Errorf("%s: towers %+v and %+v", ds.Name, m.Query, m.Document)
+		}
+		for _, rr := range m.Runs() {
+			if a := rr.Answers["string"]; a == nil || a.Questions != want {
+				t.Errorf("%s %s: answer accuracy %+v", ds.Name, rr.Name, a)
+			}
+		}
+	}
+}
