@@ -5,6 +5,8 @@ package main
 import (
 	"context"
 	"path"
+	"slices"
+	"strings"
 	"syscall/js"
 
 	"github.com/dreval/dreval/encoder"
@@ -24,9 +26,26 @@ func (a *app) checkModel(msg js.Value) (map[string]any, error) {
 		out["dim"] = m.Document.Embedder.Dim()
 		out["score"] = string(m.Score)
 		out["towers"] = m.Towers
+		out["query"] = m.Query.Description
+		out["document"] = m.Document.Description
 	}
-	if w, err := encoder.WeightFile(encoder.FSDir(a.files, path.Join(modelsDir, name))); err == nil && isUpload(name) {
-		out["weights"] = w
+	if isUpload(name) {
+		// The weights each tower loads, named within the upload.
+		root := path.Join(modelsDir, name)
+		var weights []string
+		for _, dir := range []string{m.Query.Dir, m.Document.Dir} {
+			d := encoder.FSDir(a.files, dir)
+			if t, err := encoder.TransformerDir(d); err == nil {
+				d = t
+			}
+			if w, err := encoder.WeightFile(d); err == nil {
+				rel := strings.TrimPrefix(strings.TrimPrefix(path.Join(d.Name(), w), root), "/")
+				if !slices.Contains(weights, rel) {
+					weights = append(weights, rel)
+				}
+			}
+		}
+		out["weights"] = strings.Join(weights, ", ")
 	}
 	return out, nil
 }

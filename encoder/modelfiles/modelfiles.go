@@ -41,6 +41,7 @@ var settings = []string{
 	"merges.txt",
 	"sentencepiece.bpe.model",
 	"spiece.model",
+	"tokenizer.model",
 	"sentence_bert_config.json",
 	"modules.json",
 	"config_sentence_transformers.json",

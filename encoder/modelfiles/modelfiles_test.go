@@ -102,6 +102,19 @@ func TestPick(t *testing.T) {
 		{"PyTorch without config", []string{"tokenizer.json", "pytorch_model.bin"}, nil, "config.json is missing from the folder x: it is required with pytorch_model.bin"},
 		{"PyTorch without config, graph beside", []string{"tokenizer.json", "pytorch_model.bin", "model.onnx"},
 			map[string]string{"tokenizer.json": "tokenizer.json", "model.onnx": "model.onnx"}, ""},
+		{"RoBERTa's vocab.json and merges.txt", []string{"config.json", "vocab.json", "merges.txt", "model.safetensors"},
+			map[string]string{"config.json": "config.json", "vocab.json": "vocab.json", "merges.txt": "merges.txt", "model.safetensors": "model.safetensors"}, ""},
+		{"vocab.json without merges.txt", []string{"config.json", "vocab.json", "model.safetensors"}, nil, "tokenizer.json is missing from the folder x"},
+		{"DPR's vocab.txt", []string{"config.json", "vocab.txt", "tokenizer_config.json", "model.safetensors"},
+			map[string]string{"config.json": "config.json", "vocab.txt": "vocab.txt", "tokenizer_config.json": "tokenizer_config.json", "model.safetensors": "model.safetensors"}, ""},
+		{"XLM-R's SentencePiece model", []string{"config.json", "sentencepiece.bpe.model", "model.safetensors"},
+			map[string]string{"config.json": "config.json", "sentencepiece.bpe.model": "sentencepiece.bpe.model", "model.safetensors": "model.safetensors"}, ""},
+		{"one tower with a manifest", []string{"config.json", "tokenizer.json", "model.safetensors", "dreval.json"},
+			map[string]string{"config.json": "config.json", "tokenizer.json": "tokenizer.json", "model.safetensors": "model.safetensors", "dreval.json": "dreval.json"}, ""},
+		{"two towers", []string{"dreval.json", "q/config.json", "q/vocab.txt", "q/model.safetensors", "d/config.json", "d/vocab.txt", "d/model.safetensors", "README.md"},
+			map[string]string{"dreval.json": "dreval.json", "q/config.json": "q/config.json", "q/vocab.txt": "q/vocab.txt", "q/model.safetensors": "q/model.safetensors",
+				"d/config.json": "d/config.json", "d/vocab.txt": "d/vocab.txt", "d/model.safetensors": "d/model.safetensors"}, ""},
+		{"a manifest without towers", []string{"dreval.json", "q/config.json"}, nil, "has a dreval.json but no folder holding a model"},
 	} {
 		got, err := Pick("the folder x", tc.files)
 		if tc.err != "" {

@@ -26,6 +26,13 @@ import (
 // those the manifest names.
 func Pick(from string, files []string) (send map[string]string, err error) {
 	if slices.Contains(files, Manifest) {
+		// A single tower at the top with a manifest (say SimCSE's
+		// pooling), or two towers in folders.
+		rest := slices.DeleteFunc(slices.Clone(files), func(f string) bool { return f == Manifest })
+		if send, err := Pick(from, rest); err == nil {
+			send[Manifest] = Manifest
+			return send, nil
+		}
 		return pickRetriever(from, files)
 	}
 	as := map[string]string{} // path in the model directory -> path offered
@@ -59,8 +66,8 @@ func Pick(from string, files []string) (send map[string]string, err error) {
 		keys = append(keys, k)
 	}
 	load := ToLoad(keys)
-	if !slices.Contains(load, "tokenizer.json") {
-		return nil, fmt.Errorf("tokenizer.json is missing from %s: the model's tokenizer is required", from)
+	if !HasTokenizer(load) {
+		return nil, fmt.Errorf("tokenizer.json is missing from %s: the model's tokenizer is required (tokenizer.json, or vocab.json with merges.txt, a SentencePiece .model, or vocab.txt)", from)
 	}
 	var weights string
 	for _, f := range load {
@@ -84,6 +91,15 @@ func Pick(from string, files []string) (send map[string]string, err error) {
 		send[as[f]] = f
 	}
 	return send, nil
+}
+
+// HasTokenizer reports whether files (paths in a model directory) hold
+// a tokenizer in a layout the loaders read: tokenizer.json, vocab.json
+// with merges.txt, a SentencePiece model, or vocab.txt.
+func HasTokenizer(files []string) bool {
+	has := func(f string) bool { return slices.Contains(files, f) }
+	return has("tokenizer.json") || (has("vocab.json") && has("merges.txt")) || has("vocab.txt") ||
+		slices.ContainsFunc(files, func(f string) bool { return !strings.Contains(f, "/") && strings.HasSuffix(f, ".model") })
 }
 
 // WeightsChosen prefixes the name of a weights file a user chose alone

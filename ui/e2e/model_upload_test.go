@@ -21,6 +21,7 @@ import (
 	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/modeltest"
+	"github.com/dreval/dreval/internal/retrievertest"
 	"github.com/dreval/dreval/internal/sharedtest"
 )
 
@@ -245,4 +246,70 @@ func testModelUploadFolder(t *testing.T, h http.Handler, dir string) {
 		}
 	}
 	screenshot(t, ctx, strings.ReplaceAll(t.Name(), "/", "-")+".png")
+}
+
+// TestModelUploadRetrieverLayouts uploads tiny retrievers in their
+// published folder layouts (internal/retrievertest) as folders: DPR's two
+// towers with vocab.txt tokenizers, and sentence-transformers' ANCE
+// (RoBERTa with vocab.json and merges.txt, Dense and LayerNorm module
+// folders). The page describes each (towers, heads, score), and its table
+// at rate 0.1, seed 1, on two demo topics equals the native experiment's
+// on the same folders.
+func TestModelUploadRetrieverLayouts(t *testing.T) {
+	data := demoSubset(t, "food", "skin")
+	for _, c := range []struct{ layout, want string }{
+		{"dpr", "2 towers (query: cls (DPR), max 64 tokens; document: cls (DPR), max 64 tokens), score dot product, weights question_encoder/model.safetensors, ctx_encoder/model.safetensors"},
+		{"ance-sentence-transformers", "cls, dense 16->16, layernorm 16 (sentence-transformers modules, ANCE), max 48 tokens, score dot product, weights model.safetensors"},
+	} {
+		t.Run(c.layout, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), c.layout)
+			retrievertest.Write(t, c.layout, dir, 3)
+			ctx, url := browser(t, 8*time.Minute, fileServer(t))
+			load(t, ctx, url)
+			if err := chromedp.Do(ctx,
+				chromedp.Click(chromedp.CSS(`input[name=data][value=beir]`)),
+				chromedp.SetUploadFiles(chromedp.ID("beir-pick"), []string{
+					filepath.Join(data, "corpus.jsonl"), filepath.Join(data, "queries.jsonl"), filepath.Join(data, "qrels", "test.tsv")}),
+			); err != nil {
+				t.Fatal(err)
+			}
+			eval[bool](t, ctx, `(() => { const m = document.getElementById("model"); m.value = "upload"; m.dispatchEvent(new Event("change"));
+				document.getElementById("seeds").value = "1"; document.getElementById("first-seed").value = "1"; document.getElementById("trec").checked = true; return true; })()`)
+			if err := chromedp.Do(ctx, chromedp.SetUploadFiles(chromedp.ID("model-folder"), []string{dir})); err != nil {
+				t.Fatal(err)
+			}
+			finish(t, ctx, 1, 3*time.Minute)
+			if msg := eval[string](t, ctx, uploadError); msg != "" {
+				t.Fatalf("the folder upload failed: %s", msg)
+			}
+			if s := eval[string](t, ctx, uploadStatus); !strings.Contains(s, "16 dimensions, "+c.want+", engine go.") {
+				t.Errorf("upload status %q lacks %q", s, c.want)
+			}
+			setRate(t, ctx, 10, "input")
+			if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("run"))); err != nil {
+				t.Fatal(err)
+			}
+			finish(t, ctx, 2, 5*time.Minute)
+			if msg := pageError(t, ctx); msg != "" {
+				t.Fatalf("the page shows an error: %s", msg)
+			}
+			native, err := experiment.Run(context.Background(), experiment.Config{
+				Data:         []string{data},
+				Models:       []string{dir},
+				Registry:     experiment.DefaultRegistry(),
+				ModelOptions: experiment.ModelOptions{Engine: "go", ModelsDir: sharedtest.ModelsDir()},
+				Rates:        []float64{0, 0.1},
+				Seeds:        1,
+				FirstSeed:    1,
+			}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m := native.Datasets[0].Models[0]; m.Score != "dot" {
+				t.Errorf("native score %q, want dot", m.Score)
+			}
+			checkTable(t, eval[[]cell](t, ctx, readTable), native, 0.1, true)
+			screenshot(t, ctx, "model-upload-"+c.layout+".png")
+		})
+	}
 }

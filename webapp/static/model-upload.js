@@ -83,8 +83,14 @@ async function sendModel() {
   }
   upload.sig = sig;
   upload.name = name;
-  status.textContent = "Loaded your model from " + from + " as " + name + ": " + (ans.dim ? ans.dim + " dimensions, " : "") +
-    "weights " + ans.weights + ", engine " + ans.engine + ".";
+  let what = ans.dim ? ans.dim + " dimensions, " : "";
+  if (ans.towers === 2) {
+    what += "2 towers (query: " + ans.query + "; document: " + ans.document + "), ";
+  } else if (ans.query) {
+    what += ans.query === ans.document ? ans.query + ", " : "query: " + ans.query + "; document: " + ans.document + ", ";
+  }
+  if (ans.score) what += "score " + (ans.score === "dot" ? "dot product" : "cosine") + ", ";
+  status.textContent = "Loaded your model from " + from + " as " + name + ": " + what + "weights " + ans.weights + ", engine " + ans.engine + ".";
   setStatus(status.textContent);
   return name;
 }
