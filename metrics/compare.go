@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-
 )
 
 // DefaultPermutations and DefaultResamples are the numbers of randomization
