@@ -38,10 +38,14 @@ only where the model says so (a dot-product model keeps its norms). Texts
 longer than -max-len ids are truncated; their number is reported.
 
 Engines: -engine auto runs ONNX Runtime when this build has cgo, the library
-(-ort-lib) loads and the model directory holds model.onnx (write it with
-"dreval model export-onnx -model NAME"; auto never writes it), else the
+(-ort-lib) loads and the model directory holds an ONNX graph (model.onnx,
+written by "dreval model export-onnx -model NAME" (auto never writes it), or
+onnx/model.onnx as optimum and Transformers.js lay a folder out), else the
 pure-Go forward pass, and says why on stderr. -engine ort fails with the
-reason instead. A static model ("dreval model distill") always runs in Go.`
+reason instead. ONNX Runtime runs any encoder graph, float32, float16 or
+int8-quantized (-onnx-file chooses it; "dreval model quantize" writes
+them); the pure-Go engine runs only the plain float32 graph and refuses the
+others. A static model ("dreval model distill") always runs in Go.`
 
 func runEncode(env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "encode", encodeUsage)
@@ -50,6 +54,7 @@ func runEncode(env *cliEnv, args []string) error {
 	in := fs.String("in", "", "input `file` (.jsonl or plain lines; - for stdin as plain lines)")
 	out := fs.String("out", "", "output .npy `file`")
 	engineFlag := fs.String("engine", "auto", "encoder `engine`: auto (ort when it can run the model, else go), go (pure Go) or ort (ONNX Runtime; needs a cgo build, the library and model.onnx)")
+	onnxFile := fs.String("onnx-file", "", "the model folder's ONNX `graph` for -engine ort/auto: a file (onnx/model_quantized.onnx) or a variant (quantized, fp16, ... for onnx/model_VARIANT.onnx; default model.onnx, else onnx/model.onnx); -engine go reads its weights from it")
 	ortLib := fs.String("ort-lib", defaultORTLib(), "ONNX Runtime shared `library` for -engine ort/auto (default from $DREVAL_ORT_LIB, else where make setup installs it)")
 	pool := fs.String("pool", "", "pooling: cls, mean, max, mean_sqrt_len_tokens, weightedmean, lasttoken, several joined by +, or pooler (default: the model's)")
 	side := fs.String("side", engine.Document, "the side of retrieval the texts are: query or document (a retriever's encoder and prompt of that side)")
@@ -112,7 +117,7 @@ func runEncode(env *cliEnv, args []string) error {
 	}
 
 	var bar *progress.Bar
-	opts := encoder.Options{Pooling: pooling, MaxLength: *maxLen, Threads: *threads, BatchSize: *batch}
+	opts := encoder.Options{Pooling: pooling, MaxLength: *maxLen, Threads: *threads, BatchSize: *batch, ONNXFile: *onnxFile}
 	if !*quiet {
 		bar = progress.New(env.stderr)
 		opts.Progress = func(done, total int) { bar.Update("encoding", done, total, "texts") }
