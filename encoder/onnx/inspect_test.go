@@ -247,7 +247,7 @@ func TestFloatToHalf(t *testing.T) {
 		{2.9802322e-08, 0x0000},       // half of it: a tie, to the even zero
 		{2.9802326e-08, 0x0001},       // just above
 		{1023.5 / (1 << 24), 0x0400},  // between the largest subnormal and the smallest normal: a tie, to the even normal
-		{1023.0 / (1 << 24), 0x03ff},    // the largest subnormal
+		{1023.0 / (1 << 24), 0x03ff},  // the largest subnormal
 	} {
 		if got := FloatToHalf(tt.f); got != tt.want {
 			t.Errorf("FloatToHalf(%g) = %#04x, want %#04x", tt.f, got, tt.want)
