@@ -87,7 +87,7 @@ func runModelQuantize(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	if *mode == "int8" {
-		fmt.Fprintf(env.stderr, "quantize: %d matrix products quantized, %d kept in float32, %d embedding tables quantized\n", rep.MatMuls, rep.Kept, rep.Tables)
+		fmt.Fprintf(env.stderr, "quantize: %d matrix products quantized, %d kept in float32, %d embedding table(s) quantized\n", rep.MatMuls, rep.Kept, rep.Tables)
 	} else {
 		fmt.Fprintf(env.stderr, "quantize: %d initializers stored as float16, %d Cast nodes added\n", rep.Float16, rep.Casts)
 	}
