@@ -188,8 +188,11 @@ func openORT(d encoder.Dir, o Options) (*Model, error) {
 	// The folder's own pooling applies to a graph that pools inside
 	// itself (sentence_embedding) as the graph does; a pooling asked for,
 	// or a prompt left out of the pooling, needs the per-token output.
+	// Pooling "pooler" (BERT's pooler: the first token through its dense
+	// layer and tanh) reads the graph's pooler_output where it has one.
 	tokens := o.Encoder.Pooling != "" || s.Head.ExcludePrompt
-	emb, err := ort.Open(onnxPath, o.ORTLibrary, ort.Options{Threads: o.Encoder.Threads, Config: &cfg, Tokens: tokens})
+	pooler := o.Encoder.Pooling == encoder.Pooler
+	emb, err := ort.Open(onnxPath, o.ORTLibrary, ort.Options{Threads: o.Encoder.Threads, Config: &cfg, Tokens: tokens, Pooler: pooler})
 	if err != nil {
 		return nil, fmt.Errorf("engine ort: %w (the configuration is %s)", err, s.ConfigPath)
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -8,8 +9,12 @@ import (
 	"testing"
 
 	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
+	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/encoder/quantize"
+	"github.com/dreval/dreval/encoder/safetensors"
+	"github.com/dreval/dreval/encoder/tensor"
 )
 
 // hfLayoutDir returns tinyBERTDir with its graph moved to onnx/model.onnx,
@@ -143,5 +148,75 @@ func TestGoRefusesQuantizedGraphs(t *testing.T) {
 	}
 	if _, _, err := m.Encode([]string{"the cat"}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestORTReadsPoolerOutput checks that pooling "pooler" on the ort engine
+// reads the graph's pooler_output and gives the pure-Go engine's pooler
+// embedding.
+func TestORTReadsPoolerOutput(t *testing.T) {
+	lib := libPath(t)
+	// tinyBERTDir's weights with BERT's pooler added, exported with
+	// pooler_output.
+	dir := tinyBERTDir(t, false)
+	st, err := safetensors.ReadFile(filepath.Join(dir, "model.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := st.Tensors
+	w, bias := tensor.New(8, 8), tensor.New(8)
+	for i := range w.Data {
+		w.Data[i] = float32(i%7-3) / 10
+	}
+	for i := range bias.Data {
+		bias.Data[i] = float32(i%3-1) / 10
+	}
+	set["pooler.dense.weight"], set["pooler.dense.bias"] = w, bias
+	var buf bytes.Buffer
+	if err := safetensors.Write(&buf, set, safetensors.F32, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "model.safetensors"), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cj, err := os.Open(filepath.Join(dir, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := bert.ReadConfig(cj, "config.json")
+	cj.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := onnx.WriteFile(filepath.Join(dir, ONNXFile), set, cfg, onnx.ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"the big red cat sat on the mat", "dogs"}
+	g, err := Open(encoder.OSDir(dir), Options{Engine: Go, Encoder: encoder.Options{Pooling: encoder.Pooler}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := g.Encode(texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Open(encoder.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib, Encoder: encoder.Options{Threads: 1, Pooling: encoder.Pooler}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if e := m.Embedder().(*ort.Embedder); e.Output().Name != onnx.PoolerOutput {
+		t.Errorf("the ort engine reads %s, want %s", e.Output().Name, onnx.PoolerOutput)
+	}
+	got, _, err := m.Encode(texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range texts {
+		for j := range want[i] {
+			if d := math.Abs(float64(got[i][j] - want[i][j])); d > 1e-5 {
+				t.Fatalf("text %d value %d: ort %v, go %v", i, j, got[i][j], want[i][j])
+			}
+		}
 	}
 }
