@@ -52,3 +52,24 @@ func TestIsONNXGraph(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPickONNX checks that any -onnx-file value picks a graph of the
+// folder or says which are there, never panicking.
+func FuzzPickONNX(f *testing.F) {
+	files := []string{"model.onnx", "onnx/model.onnx", "onnx/model_quantized.onnx", "onnx/model_fp16.onnx", "config.json"}
+	for _, s := range []string{"", "fp16", "quantized", "onnx/model_fp16.onnx", "model.onnx", "../model.onnx", "q4", "/", "onnx/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, want string) {
+		got, err := PickONNX(files, want)
+		if err != nil {
+			if !strings.Contains(err.Error(), "ONNX graph") {
+				t.Fatalf("PickONNX(%q): %v", want, err)
+			}
+			return
+		}
+		if !IsONNXGraph(got) || !strings.HasSuffix(got, ".onnx") {
+			t.Fatalf("PickONNX(%q) = %q, not one of %v", want, got, files)
+		}
+	})
+}
