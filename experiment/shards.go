@@ -198,6 +198,14 @@ func (s ShardDir) shards() (fs.FS, string, []ShardMeta, []string, error) {
 			return nil, "", nil, nil, err
 		}
 		name := s.where(e.Name())
+		// Other JSON files may share the folder (results.json, a
+		// cache's metadata): only those that say they are shards count.
+		var head struct {
+			Format string `json:"format"`
+		}
+		if json.Unmarshal(b, &head) != nil || head.Format != ShardFormat {
+			continue
+		}
 		meta, err := ParseShardMeta(b, name)
 		if err != nil {
 			return nil, "", nil, nil, err
@@ -206,7 +214,7 @@ func (s ShardDir) shards() (fs.FS, string, []ShardMeta, []string, error) {
 		names = append(names, name)
 	}
 	if len(metas) == 0 {
-		return nil, "", nil, nil, fmt.Errorf("%s holds no embedding shards (<name>.json beside <name>.npy and <name>.ids, as \"dreval encode -shard I/N -ids FILE\" writes them)", s.Dir)
+		return nil, "", nil, nil, fmt.Errorf("%s holds no embedding shards (<name>.json of format %q beside <name>.npy and <name>.ids, as \"dreval encode -shard I/N\" writes them)", s.Dir, ShardFormat)
 	}
 	return fsys, dir, metas, names, nil
 }
