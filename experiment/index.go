@@ -384,11 +384,7 @@ func (d *denseIndex) search(ids [][]int32, names []string, k int) ([]metrics.Ran
 	for i := range ids {
 		copy(q.Row(i), d.memo[keys[i]])
 	}
-	scoring := retrieval.Cosine
-	if d.m.Score == Dot {
-		scoring = retrieval.Dot
-	}
-	hits, err := retrieval.TopK(d.docs, q, retrieval.Options{K: k, Scoring: scoring, DocIDs: d.docIDs})
+	hits, err := retrieval.TopK(d.docs, q, retrieval.Options{K: k, Scoring: d.m.Scoring(), DocIDs: d.docIDs})
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -346,3 +347,47 @@ func osFS(dir string) (fs.FS, string) { return os.DirFS(dir), "." }
 
 // joinOS joins an operating-system folder and a file name.
 func joinOS(dir, file string) string { return filepath.Join(dir, file) }
+
+// EncodeDocuments returns model m's document vectors of docs, one row per
+// document in order, as Run encodes a corpus (CorpusVectors without a
+// cache): each document's DocText (or DPR passage text, passageText)
+// tokenized by the document tower and embedded in batches sorted by
+// length, every vector checked. progress, when not nil, is told how many
+// documents are done. The Beam pipeline encodes its corpus shards with it.
+func EncodeDocuments(ctx context.Context, m *Model, docs []dataset.Doc, passageText bool, progress func(done, total int)) (*retrieval.Matrix, error) {
+	if m.Kind != Dense {
+		return nil, fmt.Errorf("model %s is not a dense model: it has no document vectors", m.Name)
+	}
+	mat, err := encodeCorpus(ctx, m, docs, passageText, progress)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkCorpusMatrix(mat, len(docs), m.Document.Embedder.Dim(), docs, "the encoded documents"); err != nil {
+		return nil, err
+	}
+	return mat, nil
+}
+
+// EmbedQueries returns model m's query vectors of seqs (query-tower ids,
+// as QuerySequences lists them), one row per sequence, embedded as Run
+// embeds its queries: in m's batches sorted by length, every vector
+// checked.
+func EmbedQueries(ctx context.Context, m *Model, seqs [][]int32) (*retrieval.Matrix, error) {
+	if m.Kind != Dense {
+		return nil, fmt.Errorf("model %s is not a dense model: it has no query vectors", m.Name)
+	}
+	mat, err := embed(ctx, m.Query.Embedder, m.BatchSize, seqs, nil, func(i int) string { return fmt.Sprintf("query sequence %d", i) })
+	if err != nil {
+		return nil, fmt.Errorf("encoding queries: %w", err)
+	}
+	return mat, nil
+}
+
+// Scoring returns how a dense model's search scores (retrieval.Cosine, or
+// retrieval.Dot for a dot-product model), as Run's search does.
+func (m *Model) Scoring() retrieval.Scoring {
+	if m.Score == Dot {
+		return retrieval.Dot
+	}
+	return retrieval.Cosine
+}
