@@ -15,9 +15,13 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/perturb"
 )
@@ -32,11 +36,15 @@ type Spec struct {
 	Split string
 	// Model is an installed model's name (minilm, static) or a model
 	// folder, as "dreval eval -models" takes it; ModelsDir is where
-	// installed models are on every worker.
+	// installed models are on every worker (empty: each worker's own
+	// default, $DREVAL_MODELS, else its user cache folder's
+	// dreval/models, so that a launcher's paths never reach a worker
+	// container).
 	Model, ModelsDir string
 	// Engine is auto (ONNX Runtime where the worker has the library and
 	// the model folder model.onnx), go or ort; OrtLibrary the library's
-	// path on the workers.
+	// path on the workers (empty: each worker's $DREVAL_ORT_LIB, else
+	// where "make setup" installs it in its user cache folder).
 	Engine, OrtLibrary string
 	// Perturb is the perturbation mode (idshift when empty), Rates and
 	// Seeds the sweep, K the documents kept per query.
@@ -96,12 +104,19 @@ func (s Spec) Config() (experiment.Config, error) {
 			return experiment.Config{}, err
 		}
 	}
+	models, lib := s.ModelsDir, s.OrtLibrary
+	if models == "" {
+		models = WorkerModelsDir()
+	}
+	if lib == "" {
+		lib = WorkerOrtLibrary()
+	}
 	cfg := experiment.Config{
 		Split:    s.Split,
 		Models:   []string{s.Model},
 		Registry: experiment.DefaultRegistry(),
 		ModelOptions: experiment.ModelOptions{
-			Engine: eng, ModelsDir: s.ModelsDir, Analyzer: experiment.AnalyzerWordPiece, OrtLibrary: s.OrtLibrary,
+			Engine: eng, ModelsDir: models, Analyzer: experiment.AnalyzerWordPiece, OrtLibrary: lib,
 		},
 		Perturbation: perturb.Config{Mode: mode, OOV: perturb.Redraw},
 		Rates:        s.Rates,
@@ -114,6 +129,55 @@ func (s Spec) Config() (experiment.Config, error) {
 		cfg.Data = []string{s.Data}
 	}
 	return cfg, nil
+}
+
+// WorkerModelsDir is where this process finds installed models when
+// Spec.ModelsDir is empty: $DREVAL_MODELS, else dreval/models in the
+// user cache folder (where "make setup" and the worker image put them).
+func WorkerModelsDir() string {
+	if d := os.Getenv("DREVAL_MODELS"); d != "" {
+		return d
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(c, "dreval", "models")
+}
+
+// WorkerOrtLibrary is the ONNX Runtime library this process loads when
+// Spec.OrtLibrary is empty: $DREVAL_ORT_LIB, else where scripts/setup-ort.sh
+// installs it in the user cache folder.
+func WorkerOrtLibrary() string {
+	if p := os.Getenv("DREVAL_ORT_LIB"); p != "" {
+		return p
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return ort.DefaultLibPath(c)
+}
+
+// ParseRates parses a -rates flag: perturbation rates in [0, 1],
+// comma-separated, blanks around them and empty items ignored, at least
+// one.
+func ParseRates(s string) ([]float64, error) {
+	var out []float64
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		r, err := strconv.ParseFloat(p, 64)
+		if err != nil || !(r >= 0 && r <= 1) {
+			return nil, fmt.Errorf("-rates: %q is not a rate in [0, 1]", p)
+		}
+		out = append(out, r)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-rates %q: no rate given (want rates in [0, 1], comma-separated, 0 for the clean run)", s)
+	}
+	return out, nil
 }
 
 // Validate reports the first problem with s, naming the flag.

@@ -17,15 +17,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
+	"runtime/debug"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/dreval/dreval/beam/pipeline"
-	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/experiment"
 )
 
@@ -56,9 +54,9 @@ func main() {
 	flag.StringVar(&spec.Data, "data", "", "BEIR `folder` (corpus.jsonl, queries.jsonl, qrels/<split>.tsv): a local path or a Beam file system URL")
 	flag.StringVar(&spec.Split, "split", "test", "qrels `split`")
 	flag.StringVar(&spec.Model, "model", "", "dense model: an installed `name` (minilm, static) or a model folder, present on every worker")
-	flag.StringVar(&spec.ModelsDir, "models-dir", defaultModelsDir(), "`folder` of installed models on the workers (default from $DREVAL_MODELS, else the user cache folder)")
+	flag.StringVar(&spec.ModelsDir, "models-dir", "", "`folder` of installed models on the workers (default: each worker's $DREVAL_MODELS, else its user cache folder's dreval/models)")
 	flag.StringVar(&spec.Engine, "engine", "auto", "encoder engine: auto (ONNX Runtime where the worker has the library and the model model.onnx, else pure Go), go or ort")
-	flag.StringVar(&spec.OrtLibrary, "ort-lib", defaultORTLib(), "ONNX Runtime shared `library` on the workers (default from $DREVAL_ORT_LIB, else where make setup installs it)")
+	flag.StringVar(&spec.OrtLibrary, "ort-lib", "", "ONNX Runtime shared `library` on the workers (default: each worker's $DREVAL_ORT_LIB, else where make setup installs it)")
 	flag.StringVar(&spec.Perturb, "perturb", "idshift", "perturbation `mode`, as dreval eval -perturb")
 	rates := flag.String("rates", "0,0.05,0.1,0.2", "perturbation `rates` in [0,1], comma-separated (0: the clean run)")
 	flag.IntVar(&spec.Seeds, "seeds", experiment.DefaultSeeds, "`number` of seeds per rate > 0")
@@ -92,17 +90,15 @@ func run(spec *pipeline.Spec, rates string) error {
 			return usageError{fmt.Errorf("-runner %q: want prism, flink, spark or dataflow", r)}
 		}
 	}
-	for _, p := range strings.Split(rates, ",") {
-		if p = strings.TrimSpace(p); p == "" {
-			continue
-		}
-		r, err := strconv.ParseFloat(p, 64)
-		if err != nil || !(r >= 0 && r <= 1) {
-			return usageError{fmt.Errorf("-rates: %q is not a rate in [0, 1]", p)}
-		}
-		spec.Rates = append(spec.Rates, r)
+	r, err := pipeline.ParseRates(rates)
+	if err != nil {
+		return usageError{err}
 	}
-	spec.Version = "dreval-beam"
+	spec.Rates = r
+	spec.Version = "dreval-beam (devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		spec.Version = "dreval-beam " + bi.Main.Version
+	}
 	if err := spec.Validate(); err != nil {
 		return usageError{err}
 	}
@@ -132,26 +128,4 @@ func run(spec *pipeline.Spec, rates string) error {
 	}
 	fmt.Fprintf(os.Stderr, "dreval-beam: wrote %s (runs/, results.json, tables, report.html; embeddings/)\n", spec.Out)
 	return nil
-}
-
-func defaultModelsDir() string {
-	if d := os.Getenv("DREVAL_MODELS"); d != "" {
-		return d
-	}
-	c, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return c + "/dreval/models"
-}
-
-func defaultORTLib() string {
-	if p := os.Getenv("DREVAL_ORT_LIB"); p != "" {
-		return p
-	}
-	c, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return ort.DefaultLibPath(c)
 }
