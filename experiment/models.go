@@ -208,7 +208,7 @@ func (t EncoderTokenizer) Swapped(pairs [][2]int32) (Tokenizer, error) {
 // in the model's Notes.
 func OpenDense(name string, d encoder.Dir, o ModelOptions) (*Model, error) {
 	r, err := engine.OpenRetriever(d, engine.RetrieverOptions{
-		Options: engine.Options{Engine: string(o.Engine), ORTLibrary: o.OrtLibrary},
+		Options: engine.Options{Engine: string(o.Engine), ORTLibrary: o.OrtLibrary, Encoder: encoder.Options{Threads: o.EncoderThreads}},
 		Score:   o.Score, QueryPrompt: o.QueryPrompt, DocumentPrompt: o.DocumentPrompt,
 	})
 	if err != nil {

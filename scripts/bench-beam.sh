@@ -4,12 +4,13 @@
 #
 # Workload: build/dreval-beam -runner prism on Cranfield (1,400 documents,
 # 225 queries) with minilm (engine auto: ONNX Runtime where installed),
-# the clean run only (-rates 0 -seeds 1), the corpus in 8 shards. "Workers"
+# the clean run only (-rates 0 -seeds 1), the corpus in 8 shards, one
+# encoder thread per bundle (-threads 1, the default). "Workers"
 # are CPU cores: prism runs the shards' bundles in parallel in its one
 # process; taskset gives it 1 or 2 cores (Go's GOMAXPROCS and ONNX
 # Runtime's threads follow the affinity). Prints, per worker count, the
 # pipeline's documents/s end to end, its CPU seconds (user+sys) and the
-# CPU-seconds per document, which stays the steadier figure on a shared
+# documents per CPU second, which stays the steadier figure on a shared
 # machine. Also checks the two runs wrote the same TREC run.
 #
 # Environment: BENCH_DIR (default /tmp/dreval-bench-beam), MODEL (minilm),

@@ -60,8 +60,9 @@ type Spec struct {
 	// Shards is the number of corpus shards; 0 means one per
 	// DefaultShardDocs documents, at least MinShards.
 	Shards int
-	// Threads is the encoder threads per DoFn (0: one; workers
-	// parallelise by bundles).
+	// Threads is the threads of each encoding (goroutines of the go
+	// engine, ONNX Runtime's intra-op threads) and of each shard's search
+	// (0: one); workers parallelise by bundles, several shards at once.
 	Threads int
 	// Version is recorded in results.json.
 	Version string
@@ -117,6 +118,7 @@ func (s Spec) Config() (experiment.Config, error) {
 		Registry: experiment.DefaultRegistry(),
 		ModelOptions: experiment.ModelOptions{
 			Engine: eng, ModelsDir: models, Analyzer: experiment.AnalyzerWordPiece, OrtLibrary: lib,
+			EncoderThreads: max(s.Threads, 1),
 		},
 		Perturbation: perturb.Config{Mode: mode, OOV: perturb.Redraw},
 		Rates:        s.Rates,
@@ -157,27 +159,6 @@ func WorkerOrtLibrary() string {
 		return ""
 	}
 	return ort.DefaultLibPath(c)
-}
-
-// ParseRates parses a -rates flag: perturbation rates in [0, 1],
-// comma-separated, blanks around them and empty items ignored, at least
-// one.
-func ParseRates(s string) ([]float64, error) {
-	var out []float64
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p == "" {
-			continue
-		}
-		r, err := strconv.ParseFloat(p, 64)
-		if err != nil || !(r >= 0 && r <= 1) {
-			return nil, fmt.Errorf("-rates: %q is not a rate in [0, 1]", p)
-		}
-		out = append(out, r)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("-rates %q: no rate given (want rates in [0, 1], comma-separated, 0 for the clean run)", s)
-	}
-	return out, nil
 }
 
 // Validate reports the first problem with s, naming the flag.
@@ -223,7 +204,7 @@ type modelEntry struct {
 // openModel returns s's model, opening it on the first call in this
 // process.
 func (s Spec) openModel(ctx context.Context) (*experiment.Model, error) {
-	key := strings.Join([]string{s.Model, s.ModelsDir, s.Engine, s.OrtLibrary}, "\x00")
+	key := strings.Join([]string{s.Model, s.ModelsDir, s.Engine, s.OrtLibrary, strconv.Itoa(s.Threads)}, "\x00")
 	models.Lock()
 	e := models.m[key]
 	if e == nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
+	"github.com/dreval/dreval/beam/flags"
 	"github.com/dreval/dreval/beam/pipeline"
 	"github.com/dreval/dreval/experiment"
 )
@@ -64,7 +65,7 @@ func main() {
 	flag.IntVar(&spec.Resamples, "resamples", experiment.DefaultResamples, "randomization-test and bootstrap resamples")
 	flag.StringVar(&spec.Out, "out", "", "output `folder`: a local path or a Beam file system URL")
 	flag.IntVar(&spec.Shards, "shards", 0, "corpus shards (0: one per 10,000 documents, at least 4)")
-	flag.IntVar(&spec.Threads, "threads", 1, "encoder threads per bundle (workers parallelise by bundles)")
+	flag.IntVar(&spec.Threads, "threads", 1, "threads of each encoding and shard search (workers run several shards' bundles at once)")
 	flag.Parse()
 	beam.Init()
 	if err := run(&spec, *rates); err != nil {
@@ -90,7 +91,7 @@ func run(spec *pipeline.Spec, rates string) error {
 			return usageError{fmt.Errorf("-runner %q: want prism, flink, spark or dataflow", r)}
 		}
 	}
-	r, err := pipeline.ParseRates(rates)
+	r, err := flags.ParseRates(rates)
 	if err != nil {
 		return usageError{err}
 	}
