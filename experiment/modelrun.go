@@ -39,11 +39,7 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 	start = time.Now()
 	rates := r.cfg.perturbedRates()
 	seeds := r.cfg.seedList()
-	tok := m.Query.Tokenizer
-	clean := make([][]int32, len(queries))
-	for i, q := range queries {
-		clean[i] = tok.EncodeIDs(q.Text)
-	}
+	clean := r.s.cleanIDs(c, m, string(r.cfg.Task), queries)
 	// Every perturbed run's ids first, so that a dense model encodes all
 	// distinct query sequences in one pass of full batches.
 	type pending struct {
@@ -57,31 +53,37 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 		for _, seed := range seeds {
 			pc := r.cfg.Perturbation
 			pc.Rate, pc.Seed = rate, seed
-			pids, presults, err := perturbQueries(pc, tok, queries, clean)
+			pids, presults, err := r.s.perturbedIDs(c, m, string(r.cfg.Task), pc, queries, clean)
 			if err != nil {
 				return nil, err
 			}
 			runs = append(runs, pending{rate, seed, pids, presults})
 		}
 	}
-	if w, ok := idx.(warmer); ok {
-		all := append([][]int32(nil), clean...)
-		names := make([]string, 0, len(queries)*(1+len(runs)))
+	all := append([][]int32(nil), clean...)
+	names := make([]string, 0, len(queries)*(1+len(runs)))
+	for _, q := range queries {
+		names = append(names, q.ID)
+	}
+	for _, p := range runs {
+		all = append(all, p.ids...)
 		for _, q := range queries {
 			names = append(names, q.ID)
 		}
-		for _, p := range runs {
-			all = append(all, p.ids...)
-			for _, q := range queries {
-				names = append(names, q.ID)
-			}
-		}
+	}
+	if w, ok := idx.idx.(warmer); ok {
 		err := w.warm(r.ctx, all, names, func(done, total int) {
 			r.emit(Event{Step: StepEncodeQueries, Dataset: dsName, Model: m.Name, Done: done, Total: total, Unit: "queries"})
 		})
 		if err != nil {
 			return nil, err
 		}
+	}
+	// Every distinct sequence not searched before, in large batches (the
+	// browser splits a batch between its workers); the runs below then
+	// find their rankings ready.
+	if err := r.rank(idx, all, names, dsName, m.Name); err != nil {
+		return nil, err
 	}
 
 	done, total := 0, 1+len(runs)
@@ -93,7 +95,7 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 	if err != nil {
 		return nil, fmt.Errorf("clean run: %w", err)
 	}
-	mr.Clean, err = r.score(qrels, cleanRun, td)
+	mr.Clean, err = r.scoreRun(qrels, cleanRun, td)
 	if err != nil {
 		return nil, fmt.Errorf("scoring the clean run: %w", err)
 	}
@@ -117,7 +119,7 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 			if err != nil {
 				return nil, fmt.Errorf("run at rate %v seed %d: %w", p.rate, p.seed, err)
 			}
-			rr, err := r.score(qrels, run, td)
+			rr, err := r.scoreRun(qrels, run, td)
 			if err != nil {
 				return nil, fmt.Errorf("scoring the run at rate %v seed %d: %w", p.rate, p.seed, err)
 			}
@@ -133,7 +135,7 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 			if rr.ConsideredTokens > 0 {
 				rr.ChangedFraction = float64(rr.ChangedTokens) / float64(rr.ConsideredTokens)
 			}
-			if judged(td) {
+			if judged(td) && !r.cfg.DeferTests {
 				rr.VsClean, err = r.vsClean(mr.Clean, rr)
 				if err != nil {
 					return nil, err
@@ -238,10 +240,10 @@ func pickExamples(res []perturb.Result, queries []dataset.Query, rate float64, s
 	return out
 }
 
-// search runs one set of queries (their token ids) against idx in
-// batches.
-func (r *runner) search(idx index, queries []dataset.Query, ids [][]int32) (metrics.Run, error) {
-	run := make(metrics.Run, len(queries))
+// search returns the rankings of one set of queries (their token ids)
+// in idx, searched in batches, by query id.
+func (r *runner) search(idx *memoIndex, queries []dataset.Query, ids [][]int32) (map[string]*ranking, error) {
+	run := make(map[string]*ranking, len(queries))
 	const chunk = 256
 	for lo := 0; lo < len(queries); lo += chunk {
 		if err := r.ctx.Err(); err != nil {
@@ -261,4 +263,37 @@ func (r *runner) search(idx index, queries []dataset.Query, ids [][]int32) (metr
 		}
 	}
 	return run, nil
+}
+
+// rank searches every sequence of ids that idx has not searched before
+// (names name them in errors), in batches of rankBatch distinct
+// sequences, reporting progress (StepRank) when there are any.
+func (r *runner) rank(idx *memoIndex, ids [][]int32, names []string, dsName, model string) error {
+	var todo [][]int32
+	var todoNames []string
+	seen := map[string]bool{}
+	for i, s := range ids {
+		key := idsKey(s)
+		if _, ok := idx.ranked[rankKey{key, r.cfg.K}]; ok || seen[key] {
+			continue
+		}
+		seen[key] = true
+		todo, todoNames = append(todo, s), append(todoNames, names[i])
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	const rankBatch = 1024
+	r.emit(Event{Step: StepRank, Dataset: dsName, Model: model, Done: 0, Total: len(todo), Unit: "queries"})
+	for lo := 0; lo < len(todo); lo += rankBatch {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(lo+rankBatch, len(todo))
+		if _, err := idx.search(todo[lo:hi], todoNames[lo:hi], r.cfg.K); err != nil {
+			return err
+		}
+		r.emit(Event{Step: StepRank, Dataset: dsName, Model: model, Done: hi, Total: len(todo), Unit: "queries"})
+	}
+	return nil
 }
