@@ -50,10 +50,12 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 	}
 	var runs []pending
 	for _, rate := range rates {
-		for _, seed := range seeds {
+		for i, seed := range seeds {
 			pc := r.cfg.Perturbation
 			pc.Rate, pc.Seed = rate, seed
-			pids, presults, err := r.s.perturbedIDs(c, m, string(r.cfg.Task), pc, queries, clean)
+			// The first seed's queries are the rate's examples: decoded.
+			decode := i == 0 && r.cfg.Examples > 0
+			pids, presults, err := r.s.perturbedIDs(c, m, string(r.cfg.Task), pc, queries, clean, decode)
 			if err != nil {
 				return nil, err
 			}
@@ -169,11 +171,19 @@ func towerResult(t Tower) *results.TowerResult {
 // 0.1, 0.2 (results.FormatRate).
 func FormatRate(r float64) string { return results.FormatRate(r) }
 
+// undecoded is a Tokenizer whose Decode returns nothing: id modes
+// perturb through it, and experiment decodes only the queries it shows
+// (decodeExamples).
+type undecoded struct{ Tokenizer }
+
+func (undecoded) Decode([]int32, bool) string { return "" }
+
 // perturbQueries perturbs every query with config pc: id modes perturb
-// the clean ids (the clean tokenization is reused); text modes perturb the
-// text and tokenize it; vocabswap tokenizes with a copy of the tokenizer
-// whose vocabulary has the config's pairs swapped (the attack is applied
-// on purpose here, so the fingerprint defence is not involved).
+// the clean ids (the clean tokenization is reused), leaving Decoded and
+// PerturbedDecoded empty (decodeExamples fills them); text modes perturb
+// the text and tokenize it; vocabswap tokenizes with a copy of the
+// tokenizer whose vocabulary has the config's pairs swapped (the attack is
+// applied on purpose here, so the fingerprint defence is not involved).
 func perturbQueries(pc perturb.Config, tok Tokenizer, queries []dataset.Query, clean [][]int32) ([][]int32, []perturb.Result, error) {
 	ids := make([][]int32, len(queries))
 	res := make([]perturb.Result, len(queries))
@@ -201,7 +211,7 @@ func perturbQueries(pc perturb.Config, tok Tokenizer, queries []dataset.Query, c
 		var err error
 		switch {
 		case pc.Mode.IsID():
-			pr, err = perturb.IDs(pc, q.ID, clean[i], tok)
+			pr, err = perturb.IDs(pc, q.ID, clean[i], undecoded{tok})
 			pr.Text = q.Text
 		case p != nil:
 			pr, err = p.Apply(q.ID, q.Text)

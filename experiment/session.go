@@ -202,10 +202,13 @@ type queryIDsKey struct {
 }
 
 // queryIDs are the ids of a run's queries and, perturbed, what the
-// perturbation did.
+// perturbation did; decoded says whether the id modes' results hold the
+// decoded texts (clean: the decoded clean ids, once they were needed).
 type queryIDs struct {
 	ids      [][]int32
 	perturbs []perturb.Result
+	decoded  bool
+	texts    []string
 }
 
 // cleanIDs returns the clean ids of queries by m's query tokenizer:
@@ -223,18 +226,36 @@ func (s *Session) cleanIDs(c *dataset.Collection, m *Model, task string, queries
 	return clean
 }
 
-// perturbedIDs returns perturbQueries' result for pc, computed once.
-func (s *Session) perturbedIDs(c *dataset.Collection, m *Model, task string, pc perturb.Config, queries []dataset.Query, clean [][]int32) ([][]int32, []perturb.Result, error) {
-	key := queryIDsKey{c: c, model: modelKey(m) + "\x00" + task, perturbed: pc}
-	if q, ok := s.queryIDs[key]; ok {
-		return q.ids, q.perturbs, nil
+// perturbedIDs returns perturbQueries' result for pc, computed once;
+// with decode, the results of an id mode hold the decoded texts (the
+// clean ones decoded once per query set).
+func (s *Session) perturbedIDs(c *dataset.Collection, m *Model, task string, pc perturb.Config, queries []dataset.Query, clean [][]int32, decode bool) ([][]int32, []perturb.Result, error) {
+	set := modelKey(m) + "\x00" + task
+	key := queryIDsKey{c: c, model: set, perturbed: pc}
+	q, ok := s.queryIDs[key]
+	if !ok {
+		ids, res, err := perturbQueries(pc, m.Query.Tokenizer, queries, clean)
+		if err != nil {
+			return nil, nil, err
+		}
+		q = &queryIDs{ids: ids, perturbs: res, decoded: !pc.Mode.IsID()}
+		s.queryIDs[key] = q
 	}
-	ids, res, err := perturbQueries(pc, m.Query.Tokenizer, queries, clean)
-	if err != nil {
-		return nil, nil, err
+	if decode && !q.decoded {
+		cq := s.queryIDs[queryIDsKey{c: c, model: set}]
+		if cq.texts == nil {
+			cq.texts = make([]string, len(cq.ids))
+			for i, ids := range cq.ids {
+				cq.texts[i] = m.Query.Tokenizer.Decode(ids, false)
+			}
+		}
+		for i := range q.perturbs {
+			p := &q.perturbs[i]
+			p.Decoded, p.PerturbedDecoded = cq.texts[i], m.Query.Tokenizer.Decode(p.PerturbedIDs, false)
+		}
+		q.decoded = true
 	}
-	s.queryIDs[key] = &queryIDs{ids: ids, perturbs: res}
-	return ids, res, nil
+	return q.ids, q.perturbs, nil
 }
 
 // scoreRun scores run (its rankings, by query) as score does, each
