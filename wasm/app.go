@@ -28,10 +28,19 @@ import (
 // app is one worker's state: its opened models, the corpus vectors it
 // encoded, the last results.
 type app struct {
-	mu       sync.Mutex
-	models   map[string]*experiment.Model
-	cache    *experiment.MemCache
-	last     *results.Results
+	mu     sync.Mutex
+	models map[string]*experiment.Model
+	cache  *experiment.MemCache
+	// session keeps what a run leaves for the next (experiment.Session):
+	// a slider move reruns only what the new rate changes.
+	session *experiment.Session
+	// last is the last run's results, whose paired tests the background
+	// fills in (tests.go); lastKey its settings (sweepKey), charts the
+	// chart's points of every model run with each settings.
+	last    *results.Results
+	lastKey string
+	charts  map[string]*sweepPoints
+	bg      background
 	peers    []*peer
 	nextID   int
 	base     *experiment.Registry
@@ -53,7 +62,9 @@ type serverChoice struct {
 
 func newApp() *app {
 	a := &app{models: map[string]*experiment.Model{}, cache: experiment.NewMemCache(), base: experiment.DefaultRegistry(), servers: map[string]serverChoice{},
-		files: newFiles(), fetched: map[string]bool{}}
+		files: newFiles(), fetched: map[string]bool{}, session: experiment.NewSession(), charts: map[string]*sweepPoints{}}
+	a.bg.wake = make(chan struct{}, 1)
+	go a.background()
 	a.registry = experiment.NewRegistry()
 	for _, n := range a.base.Names() {
 		a.registry.Register(n, a.open)
@@ -207,18 +218,31 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 		return nil, err
 	}
 	cfg := q.Config(a.registry, a.cache, data, a.modelOptions())
-	res, err := experiment.Run(ctx, cfg, progressEvents(progress))
+	// The paired tests wait: those of the rate shown are computed below,
+	// the others in the background (tests.go).
+	cfg.DeferTests = true
+	res, err := a.session.Run(ctx, cfg, progressEvents(progress))
 	if err != nil {
 		return nil, err
 	}
 	runSeconds := time.Since(start).Seconds()
+	sel := ui.Selection{Rate: q.Show, AllConventions: q.TREC}
+	key := q.sweepKey()
 	a.mu.Lock()
-	a.last = res
+	a.last, a.lastKey = res, key
+	a.addPoints(key, res)
 	a.mu.Unlock()
-	out, err := views(res, ui.Selection{Rate: q.Show, AllConventions: q.TREC})
+	testStart := time.Now()
+	if err := a.fillShown(res, sel); err != nil {
+		return nil, err
+	}
+	testSeconds := time.Since(testStart).Seconds()
+	out, err := a.views(res, sel, key)
 	if err != nil {
 		return nil, err
 	}
+	a.bg.kick()
+	out["testSeconds"] = testSeconds // the paired tests of the rate shown
 	var warns []any
 	for _, w := range res.Warnings {
 		warns = append(warns, w)
@@ -238,22 +262,31 @@ func (a *app) export() (map[string]any, error) {
 	if res == nil {
 		return nil, errors.New("no results yet: run an evaluation first")
 	}
+	// Every test the background has not computed yet.
+	if err := a.fill(res, nil); err != nil {
+		return nil, err
+	}
 	return exportFiles(res)
 }
 
 // view re-renders the last results for another rate or measure set.
 func (a *app) view(msg js.Value) (map[string]any, error) {
 	a.mu.Lock()
-	res := a.last
+	res, key := a.last, a.lastKey
 	a.mu.Unlock()
 	if res == nil {
 		return nil, errors.New("no results yet: run an evaluation first")
 	}
-	return views(res, ui.Selection{Rate: msg.Get("show").Float(), AllConventions: msg.Get("trec").Bool()})
+	sel := ui.Selection{Rate: msg.Get("show").Float(), AllConventions: msg.Get("trec").Bool()}
+	if err := a.fillShown(res, sel); err != nil {
+		return nil, err
+	}
+	return a.views(res, sel, key)
 }
 
-// views renders the table, chart and inspector of sel.
-func views(res *results.Results, sel ui.Selection) (map[string]any, error) {
+// views renders the table, chart and inspector of sel; the chart shows
+// every model run with the settings key.
+func (a *app) views(res *results.Results, sel ui.Selection, key string) (map[string]any, error) {
 	table, err := ui.NewResultsTable(res, sel)
 	if err != nil {
 		return nil, err
@@ -263,7 +296,7 @@ func views(res *results.Results, sel ui.Selection) (map[string]any, error) {
 		return nil, err
 	}
 	out := map[string]any{"table": th}
-	chart, err := ui.NewRateChart(res, sel, ui.ChartMeasure)
+	chart, err := a.chart(res, sel, key)
 	if err != nil {
 		return nil, err
 	}

@@ -64,6 +64,9 @@ func main() {
 // handle answers one message; reply is where the answer is posted (the
 // worker's scope or a MessagePort).
 func (a *app) handle(msg, reply js.Value) {
+	// The background's tests wait while a request is answered.
+	a.bg.begin()
+	defer a.bg.end()
 	id := msg.Get("id")
 	post := func(v map[string]any) {
 		v["id"] = id
