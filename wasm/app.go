@@ -37,10 +37,10 @@ type app struct {
 	// last is the last run's results, whose paired tests the background
 	// fills in (tests.go); lastKey its settings (sweepKey), charts the
 	// chart's points of every model run with each settings.
-	last    *results.Results
-	lastKey string
-	charts  map[string]*sweepPoints
-	bg      background
+	last     *results.Results
+	lastKey  string
+	charts   map[string]*sweepPoints
+	bg       background
 	peers    []*peer
 	nextID   int
 	base     *experiment.Registry

@@ -113,6 +113,8 @@ func TestKeyboardOnly(t *testing.T) {
 		t.Fatalf("rate %s after Right, Left; want 10", got)
 	}
 
+	// One seed, as the native run compared with (the page's default is 5).
+	eval[bool](t, ctx, `(() => { document.getElementById("seeds").value = "1"; return true; })()`)
 	// Run with Enter.
 	path = append(path, tabTo(t, ctx, "run", false)...)
 	t.Logf("tab order to Run: %s", strings.Join(path, " → "))

@@ -110,22 +110,51 @@ function showError(text) {
   e.textContent = text;
   e.hidden = false;
   setStatus("Stopped: see the error below.");
+  // The results on screen are not those of the settings that failed.
+  showPanel(null);
+}
+
+// showPanel shows one output panel (the run's results, the uploaded
+// run's metrics or the reproduction) and hides the others, or none.
+function showPanel(id) {
+  for (const p of ["results", "metrics-results", "reproduction"]) $(p).hidden = p !== id;
+}
+
+function plural(n, one, many) { return n + " " + (n === 1 ? one : (many || one + "s")); }
+
+// seedsOf reads a seed-count field, within its min and max.
+function seedsOf(id, what) {
+  const el = $(id), n = Number(el.value), lo = Number(el.min || 1), hi = Number(el.max || Infinity);
+  if (!Number.isInteger(n) || n < lo || n > hi) throw new Error(what + ": want a whole number from " + lo + " to " + hi + ", not " + JSON.stringify(el.value) + ".");
+  return n;
 }
 function clearError() { $("error").hidden = true; $("error").textContent = ""; }
 function setBusy(b) {
+  // The focus stays on a control: Cancel while a job runs, Run after.
+  const focused = document.activeElement;
   state.busy = b;
   $("cancel").disabled = !b;
   $("run").disabled = b;
   $("sweep").disabled = b;
   $("progress").hidden = !b;
   document.body.dataset.busy = String(b);
+  if (b && focused && focused.disabled) $("cancel").focus();
+  else if (!b && focused === $("cancel")) $("run").focus();
 }
 function onProgress(msg) {
   const bar = $("progress");
   if (msg.total > 0) {
     bar.max = msg.total;
     bar.value = msg.done;
-    setStatus(msg.label + ": " + msg.done + " of " + msg.total + " " + msg.unit);
+    const now = performance.now(), p = state.progress;
+    if (!p || p.label !== msg.label || msg.done < p.done) state.progress = { label: msg.label, t: now, done: msg.done };
+    let tail = msg.done === 0 ? " (loading the model…)" : "";
+    const s = (now - state.progress.t) / 1000, d = msg.done - state.progress.done;
+    if (d > 0 && s > 0.5) {
+      const r = d / s;
+      tail = ", " + (r >= 10 ? Math.round(r) : r.toFixed(1)) + " " + msg.unit + "/s, about " + Math.ceil((msg.total - msg.done) / r) + " s left";
+    }
+    setStatus(msg.label + ": " + msg.done + " of " + msg.total + " " + msg.unit + tail);
   } else if (msg.message) {
     setStatus(msg.label + ": " + msg.message);
     bar.removeAttribute("value");
@@ -197,7 +226,7 @@ async function runMetrics() {
   const ans = await state.pool.request({ type: "metrics", qrels: { name: q.name, text: await readFile(q, "text") }, run: { name: r.name, text: await readFile(r, "text") } });
   $("metrics").innerHTML = ans.html;
   $("metrics-title").textContent = "Metrics of the uploaded run";
-  $("metrics-results").hidden = false;
+  showPanel("metrics-results");
   state.metricsCSV = ans.csv;
   setStatus("Scored " + r.name + ".");
 }
@@ -215,7 +244,7 @@ async function runVectors() {
   const ans = await state.pool.request(msg, null, [msg.corpus.data.buffer, msg.queries.data.buffer]);
   $("metrics").innerHTML = ans.html;
   $("metrics-title").textContent = "Metrics of the search of the uploaded embeddings (no perturbation)";
-  $("metrics-results").hidden = false;
+  showPanel("metrics-results");
   state.metricsCSV = ans.csv;
   setStatus("Searched " + ans.queries + " queries in " + ans.docs + " documents (" + ans.dim + " dimensions) and scored the run against " + r.name + ".");
 }
@@ -224,10 +253,11 @@ async function runVectors() {
 async function run(rates, show, started) {
   const data = dataKind() === "beir" ? await uploadBEIR() : "demo";
   // "upload": the model chosen in the Model fieldset (model-upload.js).
+  seedsOf("seeds", "Seeds");
   const model = $("model").value === "upload" ? await uploadModel() : $("model").value;
   const request = {
     model, data, split: "test", mode: $("mode").value, rates,
-    seeds: Number($("seeds").value) || 1, firstSeed: Number($("first-seed").value) || 1,
+    seeds: seedsOf("seeds", "Seeds"), firstSeed: Number($("first-seed").value) || 1,
     show, trec: $("trec").checked,
   };
   setStatus("Running " + request.model + " on " + data + "…");
@@ -248,26 +278,34 @@ function showResults(ans) {
   $("table").innerHTML = ans.table;
   $("chart").innerHTML = ans.chart;
   $("inspector").innerHTML = ans.inspector;
-  $("results").hidden = false;
+  showPanel("results");
 }
 
 // go runs one job at a time; a job asked for meanwhile replaces any
 // queued one and starts when the current one ends.
-async function go(job) {
+async function go(job, lesson) {
   if (state.busy) { state.queued = job; return; }
   setBusy(true);
   clearError();
+  $("timing").textContent = "";
+  delete $("timing").dataset.ms;
+  delete $("timing").dataset.runMs;
   const started = performance.now();
   try {
     await state.pool.ready;
     await job(started);
+    // When the opening sweep was on screen, in ms since the page's load.
+    if (lesson) document.body.dataset.lessonMs = performance.now().toFixed(0);
   } catch (e) {
     if (e.shownInline) setStatus("Stopped: see the error under the model's files.");
     else if (e.message !== "cancelled") showError(e.message);
   } finally {
     setBusy(false);
     syncForm();
-    document.body.dataset.runs = String(Number(document.body.dataset.runs || 0) + 1);
+    // The opening lesson is not one of the user's runs (body's
+    // data-lesson says when it is over).
+    if (lesson) document.body.dataset.lesson = "done";
+    else document.body.dataset.runs = String(Number(document.body.dataset.runs || 0) + 1);
   }
   if (state.queued) { const j = state.queued; state.queued = null; go(j); }
 }
@@ -282,6 +320,7 @@ function runJob() {
 
 function sweepJob() {
   const r = rate() || 0.1;
+  seedsOf("seeds", "Seeds");
   const rates = [0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5];
   if (!rates.includes(r)) rates.push(r);
   rates.sort((a, b) => a - b);
@@ -315,9 +354,22 @@ async function checkModels() {
   return ans.unavailable;
 }
 
+// lesson runs the opening sweep: the static model on the demo at 0 to 50%
+// with the form's defaults (idshift, 5 seeds), unless the site does not
+// serve static or the user started something first.
+async function lesson() {
+  const unavailable = await state.models;
+  if (unavailable.static || state.busy || state.results || dataKind() !== "demo" || $("model").value !== "static") {
+    document.body.dataset.lesson = "skipped";
+    return;
+  }
+  go(sweepJob(), true);
+}
+
 function init() {
   startPool();
   state.models = checkModels().catch(() => ({}));
+  lesson();
   syncForm();
   for (const el of document.querySelectorAll("input[name=data]")) el.addEventListener("change", syncForm);
   $("controls").addEventListener("submit", (e) => { e.preventDefault(); go(runJob()); });
@@ -343,7 +395,8 @@ function init() {
   $("cancel").addEventListener("click", () => {
     state.pool.terminate();
     state.queued = null;
-    const note = "Cancelled: the workers were restarted; the results on screen are from the last finished run. ";
+    const note = state.results ? "Cancelled: the workers were restarted; the results on screen are from the last finished run. " :
+      "Cancelled: the workers were restarted; no run has finished yet. ";
     startPool(note);
     setBusy(false);
     syncForm();
