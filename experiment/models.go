@@ -183,9 +183,6 @@ func (t EncoderTokenizer) Decode(ids []int32, skipSpecial bool) string {
 	return t.Tokenizer().Decode(ids, skipSpecial)
 }
 
-// Tokens returns the vocabulary strings of ids (TokenStrings).
-func (t EncoderTokenizer) Tokens(ids []int32) []string { return t.Tokenizer().Tokens(ids) }
-
 // Fingerprint implements Tokenizer: the tokenizer's own (package
 // tokenizer's Fingerprint).
 func (t EncoderTokenizer) Fingerprint() string { return t.Tokenizer().Fingerprint() }
