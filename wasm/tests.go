@@ -21,12 +21,18 @@ import (
 // for at most the test in progress. An export computes whatever is still
 // missing first: the files are those of a run with every test.
 
+// quiet is how long the background waits after the last answer before
+// it starts a test: requests in quick succession (slider moves) do not
+// wait for a test in progress.
+const quiet = 400 * time.Millisecond
+
 // background is the state of the background computation.
 type background struct {
-	mu   sync.Mutex
-	busy int           // requests being answered
-	idle chan struct{} // closed when busy drops to 0
-	wake chan struct{} // a new run's tests to compute
+	mu      sync.Mutex
+	busy    int           // requests being answered
+	lastEnd time.Time     // when the last answer was sent
+	idle    chan struct{} // closed when busy drops to 0
+	wake    chan struct{} // a new run's tests to compute
 }
 
 // begin and end bracket the answer of a request.
@@ -39,6 +45,7 @@ func (b *background) begin() {
 func (b *background) end() {
 	b.mu.Lock()
 	b.busy--
+	b.lastEnd = time.Now()
 	if b.busy == 0 && b.idle != nil {
 		close(b.idle)
 		b.idle = nil
@@ -46,8 +53,26 @@ func (b *background) end() {
 	b.mu.Unlock()
 }
 
-// waitIdle returns once no request is being answered.
+// waitIdle returns once no request is being answered and none was for
+// quiet.
 func (b *background) waitIdle() {
+	for {
+		b.waitNotBusy()
+		b.mu.Lock()
+		wait := quiet - time.Since(b.lastEnd)
+		busy := b.busy
+		b.mu.Unlock()
+		if busy == 0 && wait <= 0 {
+			return
+		}
+		if wait > 0 {
+			time.Sleep(wait)
+		}
+	}
+}
+
+// waitNotBusy returns once no request is being answered.
+func (b *background) waitNotBusy() {
 	b.mu.Lock()
 	if b.busy == 0 {
 		b.mu.Unlock()

@@ -301,6 +301,19 @@ func TestDefects(t *testing.T) {
 		t.Fatalf("the run after the errors: error %q, results shown %v", msg, shown("results"))
 	}
 
+	// Another model run with the same settings joins the lesson's chart.
+	eval[bool](t, ctx, `(() => { document.getElementById("model").value = "bm25"; return true; })()`)
+	click("run")
+	if msg := pageError(t, ctx); msg != "" {
+		t.Fatalf("the BM25 run shows an error: %s", msg)
+	}
+	if got := eval[[]string](t, ctx, `[...document.querySelectorAll("#chart polyline.series")].map((p) => p.dataset.model)`); !slices.Equal(got, []string{"bm25", "static"}) {
+		t.Errorf("the chart after a BM25 run has the series %q, want bm25 (selected) and static", got)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('#chart circle.point[data-model="static"]').length`); n != len(lessonRates)+1 {
+		t.Errorf("the static series has %d points after the BM25 run, want the lesson's %d and 12%%", n, len(lessonRates))
+	}
+
 	// Reproduce (BM25, one seed): its own timing, the stale results gone,
 	// the reproduction in view, "1 seed", no table wider than the page.
 	eval[bool](t, ctx, `(() => { for (const b of document.querySelectorAll("input[name=reproduce-model]")) b.checked = b.value === "bm25"; document.getElementById("reproduce-seeds").value = "1"; return true; })()`)
