@@ -324,6 +324,27 @@ func (a *app) views(res *results.Results, sel ui.Selection, key string) (map[str
 	return out, nil
 }
 
+// scoring returns the request of a metrics or vectors message: its
+// scoring field's measures, convention and complete (-m, -convention and
+// -c of "dreval metrics"), the defaults of pageMetrics where absent.
+func scoring(msg js.Value) metrics.Request {
+	req := pageMetrics
+	s := msg.Get("scoring")
+	if s.Type() != js.TypeObject {
+		return req
+	}
+	if v := s.Get("measures"); v.Type() == js.TypeObject {
+		for i := 0; i < v.Length(); i++ {
+			req.Measures = append(req.Measures, v.Index(i).String())
+		}
+	}
+	if v := s.Get("convention"); v.Type() == js.TypeString {
+		req.Convention = v.String()
+	}
+	req.Complete = s.Get("complete").Truthy()
+	return req
+}
+
 // pageMetrics is what the page's qrels + run mode asks for: "dreval
 // metrics -qrels Q -run R" with its defaults (the trec convention and its
 // default measures, relevance level 1, qrels in any form).
@@ -334,7 +355,7 @@ var pageMetrics = metrics.Request{Level: 1}
 func (a *app) metrics(msg js.Value) (map[string]any, error) {
 	qname, qtext := msg.Get("qrels").Get("name").String(), msg.Get("qrels").Get("text").String()
 	rname, rtext := msg.Get("run").Get("name").String(), msg.Get("run").Get("text").String()
-	res, err := pageMetrics.Evaluate(strings.NewReader(qtext), qname, strings.NewReader(rtext), rname)
+	res, err := scoring(msg).Evaluate(strings.NewReader(qtext), qname, strings.NewReader(rtext), rname)
 	if err != nil {
 		return nil, err
 	}

@@ -433,3 +433,68 @@ func TestAccessibility(t *testing.T) {
 	eval[bool](t, ctx, `(() => { document.querySelector("input[name=data][value=beir]").click(); return true; })()`)
 	check("with the BEIR upload open")
 }
+
+// TestMetricsScoringChoices: the qrels + run mode takes a convention,
+// measures and -c, and prints what "dreval metrics" prints with them.
+func TestMetricsScoringChoices(t *testing.T) {
+	ctx, url := browser(t, 5*time.Minute, fileServer(t))
+	load(t, ctx, url)
+	abs := func(name string) string {
+		p, err := filepath.Abs(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`input[name=data][value=trec]`)),
+		chromedp.SetUploadFiles(chromedp.ID("qrels-file"), []string{abs("small.qrels")}),
+		chromedp.SetUploadFiles(chromedp.ID("run-file"), []string{abs("small.run")}),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if eval[bool](t, ctx, `document.getElementById("scoring").hidden`) {
+		t.Fatal("the metrics mode offers no convention, measures or -c")
+	}
+	runs := 0
+	for _, c := range []struct {
+		convention, measures string
+		complete             bool
+	}{
+		{"trec", "ndcg_cut.10 map P.5,10", true},
+		{"st", "ndcg@10 mrr@10", false},
+	} {
+		eval[bool](t, ctx, fmt.Sprintf(`(() => { document.getElementById("convention").value = %q; document.getElementById("measures").value = %q; document.getElementById("complete").checked = %v; return true; })()`,
+			c.convention, c.measures, c.complete))
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("run"))); err != nil {
+			t.Fatal(err)
+		}
+		runs++
+		finish(t, ctx, runs, time.Minute)
+		if msg := pageError(t, ctx); msg != "" {
+			t.Fatalf("%+v: the page shows an error: %s", c, msg)
+		}
+		req := metrics.Request{Measures: strings.Fields(c.measures), Convention: c.convention, Level: 1, Complete: c.complete}
+		qf, err := os.Open(abs("small.qrels"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rf, err := os.Open(abs("small.run"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := req.Evaluate(qf, "small.qrels", rf, "small.run")
+		qf.Close()
+		rf.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want strings.Builder
+		if err := metrics.WriteTREC(&want, res, false); err != nil {
+			t.Fatal(err)
+		}
+		if got := eval[string](t, ctx, `document.querySelector("#metrics pre.trec-text").textContent`); got != want.String() {
+			t.Errorf("%+v: the page's metrics differ from dreval metrics':\npage:\n%s\nnative:\n%s", c, got, want.String())
+		}
+	}
+}

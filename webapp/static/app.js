@@ -168,12 +168,18 @@ function rate() { return Number($("rate").value) / 100; }
 
 function syncForm() {
   const kind = dataKind();
-  for (const s of document.querySelectorAll(".sub")) s.hidden = s.dataset.for !== kind;
+  for (const s of document.querySelectorAll(".sub")) s.hidden = !s.dataset.for.split(" ").includes(kind);
   const noModel = kind === "trec" || kind === "vectors";
   $("model-set").disabled = noModel;
   $("perturb-set").disabled = noModel;
   $("sweep").disabled = state.busy || noModel;
   $("rate-out").textContent = $("rate").value + "%";
+}
+
+// scoring is what the metrics and vectors modes score with: the
+// convention, the measures and -c, as "dreval metrics" takes them.
+function scoring() {
+  return { convention: $("convention").value, measures: $("measures").value.split(/\s+/).filter(Boolean), complete: $("complete").checked };
 }
 
 function readFile(file, as) {
@@ -223,7 +229,7 @@ async function runMetrics() {
   const q = $("qrels-file").files[0], r = $("run-file").files[0];
   if (!q || !r) throw new Error("Choose both a qrels file and a run file.");
   setStatus("Scoring " + r.name + " against " + q.name + "…");
-  const ans = await state.pool.request({ type: "metrics", qrels: { name: q.name, text: await readFile(q, "text") }, run: { name: r.name, text: await readFile(r, "text") } });
+  const ans = await state.pool.request({ type: "metrics", qrels: { name: q.name, text: await readFile(q, "text") }, run: { name: r.name, text: await readFile(r, "text") }, scoring: scoring() });
   $("metrics").innerHTML = ans.html;
   $("metrics-title").textContent = "Metrics of the uploaded run";
   showPanel("metrics-results");
@@ -240,7 +246,7 @@ async function runVectors() {
   const bin = async (f) => ({ name: f.name, data: new Uint8Array(await readFile(f)) });
   const txt = async (f) => f ? { name: f.name, text: await readFile(f, "text") } : null;
   setStatus("Searching " + q.name + " in " + c.name + "…");
-  const msg = { type: "vectors", corpus: await bin(c), queries: await bin(q), corpusIDs: await txt(ci), queryIDs: await txt(qi), qrels: await txt(r) };
+  const msg = { type: "vectors", corpus: await bin(c), queries: await bin(q), corpusIDs: await txt(ci), queryIDs: await txt(qi), qrels: await txt(r), scoring: scoring() };
   const ans = await state.pool.request(msg, null, [msg.corpus.data.buffer, msg.queries.data.buffer]);
   $("metrics").innerHTML = ans.html;
   $("metrics-title").textContent = "Metrics of the search of the uploaded embeddings (no perturbation)";
