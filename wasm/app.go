@@ -237,7 +237,7 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 		return nil, err
 	}
 	testSeconds := time.Since(testStart).Seconds()
-	out, err := a.views(res, sel, key)
+	out, err := a.views(res, sel, key, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -269,8 +269,9 @@ func (a *app) export() (map[string]any, error) {
 	return exportFiles(res)
 }
 
-// view re-renders the last results for another rate or measure set.
-func (a *app) view(msg js.Value) (map[string]any, error) {
+// view re-renders the last results for another rate or measure set
+// (the table and chart first, to early).
+func (a *app) view(msg js.Value, early func(map[string]any)) (map[string]any, error) {
 	a.mu.Lock()
 	res, key := a.last, a.lastKey
 	a.mu.Unlock()
@@ -281,12 +282,14 @@ func (a *app) view(msg js.Value) (map[string]any, error) {
 	if err := a.fillShown(res, sel); err != nil {
 		return nil, err
 	}
-	return a.views(res, sel, key)
+	return a.views(res, sel, key, early)
 }
 
 // views renders the table, chart and inspector of sel; the chart shows
-// every model run with the settings key.
-func (a *app) views(res *results.Results, sel ui.Selection, key string) (map[string]any, error) {
+// every model run with the settings key. The table and chart go to early
+// first (a progress message the page shows at once, when early is not
+// nil): the inspector takes longer to render.
+func (a *app) views(res *results.Results, sel ui.Selection, key string, early func(map[string]any)) (map[string]any, error) {
 	table, err := ui.NewResultsTable(res, sel)
 	if err != nil {
 		return nil, err
@@ -304,6 +307,9 @@ func (a *app) views(res *results.Results, sel ui.Selection, key string) (map[str
 		return nil, err
 	} else {
 		out["chart"] = ch
+	}
+	if early != nil {
+		early(map[string]any{"type": "progress", "view": true, "table": out["table"], "chart": out["chart"]})
 	}
 	insp, err := ui.NewInspector(res, sel)
 	if err != nil {

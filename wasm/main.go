@@ -96,7 +96,7 @@ func (a *app) handle(msg, reply js.Value) {
 		out["type"] = "reproduction"
 		post(out)
 	case "view":
-		out, err := a.view(msg)
+		out, err := a.view(msg, func(p map[string]any) { post(p) })
 		if err != nil {
 			fail(err)
 			return
