@@ -155,8 +155,11 @@ function onProgress(msg) {
     bar.max = msg.total;
     bar.value = msg.done;
     const now = performance.now(), p = state.progress;
-    if (!p || p.label !== msg.label || msg.done < p.done) state.progress = { label: msg.label, t: now, done: msg.done };
-    let tail = msg.done === 0 ? " (loading the model…)" : "";
+    // The rate counts from the first item done: before it the workers
+    // load the model.
+    if (!p || p.label !== msg.label || msg.done < p.done || (p.done === 0 && msg.done > 0)) state.progress = { label: msg.label, t: now, done: msg.done };
+    // The first batch of the corpus waits for every worker to load the model.
+    let tail = msg.done === 0 && msg.label.startsWith("encode corpus") ? " (the workers are loading the model…)" : "";
     const s = (now - state.progress.t) / 1000, d = msg.done - state.progress.done;
     if (d > 0 && s > 0.5) {
       const r = d / s;
