@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -98,6 +99,13 @@ func TestResultsTableRendersEveryMeasure(t *testing.T) {
 		}
 		if !strings.Contains(html, `data-measure="`+m+`"`) {
 			t.Errorf("no row for %s", m)
+		}
+		// The caption gives the realised fraction of changed tokens.
+		if rs.ChangedFraction.Mean <= 0 {
+			t.Fatalf("the fake run changed no tokens at 10%%")
+		}
+		if want := fmt.Sprintf("%.1f%% of the query tokens changed", 100*rs.ChangedFraction.Mean); !strings.Contains(table.Caption, want) {
+			t.Errorf("caption %q lacks %q", table.Caption, want)
 		}
 	}
 }
