@@ -95,6 +95,12 @@ type Config struct {
 	// it (EncodedCorpusHash). Lexical models index title and text either
 	// way.
 	PassageText bool
+	// DeferTests leaves the paired tests out: each perturbed run's
+	// VsClean, each rate's Drop and AnswerDrop, and Results.Average,
+	// which take most of a run's time on a small collection. FillTest
+	// and FillTests add them afterwards, with the values Run computes
+	// (the browser app computes first those its view shows).
+	DeferTests bool
 }
 
 // withDefaults returns c with zero fields filled in.

@@ -7,6 +7,7 @@ const (
 	StepEncodeCorpus  = "encode corpus"  // documents encoded (Unit "docs")
 	StepIndex         = "index"          // a lexical index is being built
 	StepEncodeQueries = "encode queries" // distinct query id sequences encoded, clean and perturbed (Unit "queries")
+	StepRank          = "rank"           // distinct query id sequences searched, clean and perturbed (Unit "queries")
 	StepSearch        = "search"         // runs searched and scored (Unit "runs")
 	StepWarning       = "warning"        // Message is a warning about the data or the cache
 	StepInfo          = "info"           // Message is information (a cache hit, ...)

@@ -28,31 +28,51 @@ type warmer interface {
 	warm(ctx context.Context, ids [][]int32, names []string, progress func(done, total int)) error
 }
 
-// index builds model m's index of collection c: dense models encode the
-// corpus (or load it from the cache), lexical ones index the analysed
-// text. It returns the cache state for ModelResult.CorpusCache.
-func (r *runner) index(c *dataset.Collection, dsName, corpusHash string, m *Model) (index, string, error) {
+// index returns model m's index of collection c, kept in the session:
+// dense models encode the corpus (or load it from the cache), lexical
+// ones index the analysed text. A dense index is reused when the corpus
+// vectors are those it was built on, so that its query vectors and
+// rankings serve again. It returns the cache state for
+// ModelResult.CorpusCache.
+func (r *runner) index(c *dataset.Collection, dsName, corpusHash string, m *Model) (*memoIndex, string, error) {
+	key := indexKey{c: c, model: modelKey(m), passageText: r.cfg.PassageText}
 	docIDs := make([]string, len(c.Corpus))
 	for i, d := range c.Corpus {
 		docIDs[i] = d.ID
 	}
 	if m.Kind == Lexical {
 		r.emit(Event{Step: StepIndex, Dataset: dsName, Model: m.Name, Done: 0, Total: len(c.Corpus), Unit: "docs"})
-		idx, err := newLexicalIndex(m, c.Corpus, docIDs)
-		if err != nil {
-			return nil, "", err
+		x, ok := r.s.indexes[key]
+		if ok {
+			x.idx.(*lexicalIndex).m = m
+		} else {
+			idx, err := newLexicalIndex(m, c.Corpus, docIDs)
+			if err != nil {
+				return nil, "", err
+			}
+			x = &memoIndex{idx: idx, ranked: map[rankKey]*ranking{}}
+			r.s.indexes[key] = x
 		}
 		r.emit(Event{Step: StepIndex, Dataset: dsName, Model: m.Name, Done: len(c.Corpus), Total: len(c.Corpus), Unit: "docs"})
-		return idx, "", nil
+		return x, "", nil
 	}
 	if r.cfg.Rankings != nil {
-		return rankedIndex{r.cfg.Rankings, dsName, m}, CorpusPrecomputed, nil
+		// Not kept in the session: the rankings belong to this run's config.
+		return &memoIndex{idx: rankedIndex{r.cfg.Rankings, dsName, m}, ranked: map[rankKey]*ranking{}}, CorpusPrecomputed, nil
 	}
 	mat, state, err := r.corpusVectors(c, dsName, corpusHash, m)
 	if err != nil {
 		return nil, "", err
 	}
-	return &denseIndex{m: m, docs: mat, docIDs: docIDs}, state, nil
+	if x, ok := r.s.indexes[key]; ok && sameMatrix(x.docs, mat) {
+		// This run's model (its embedders may be other objects computing
+		// the same vectors).
+		x.idx.(*denseIndex).m = m
+		return x, state, nil
+	}
+	x := &memoIndex{idx: &denseIndex{m: m, docs: mat, docIDs: docIDs, topk: r.s.Search}, docs: mat, ranked: map[rankKey]*ranking{}}
+	r.s.indexes[key] = x
+	return x, state, nil
 }
 
 // corpusVectors returns model m's vectors of c's corpus (CorpusVectors
@@ -324,6 +344,9 @@ type denseIndex struct {
 	// perturbation that changes no id of a query (often, at low rates)
 	// costs no encoding, and equal ids always get the same vector.
 	memo map[string][]float32
+	// topk searches in place of retrieval.TopK when not nil
+	// (Session.Search).
+	topk func(corpus, queries *retrieval.Matrix, opt retrieval.Options) ([][]retrieval.Hit, error)
 }
 
 // idsKey returns the bytes of ids as a map key.
@@ -384,7 +407,11 @@ func (d *denseIndex) search(ids [][]int32, names []string, k int) ([]metrics.Ran
 	for i := range ids {
 		copy(q.Row(i), d.memo[keys[i]])
 	}
-	hits, err := retrieval.TopK(d.docs, q, retrieval.Options{K: k, Scoring: d.m.Scoring(), DocIDs: d.docIDs})
+	topk := d.topk
+	if topk == nil {
+		topk = retrieval.TopK
+	}
+	hits, err := topk(d.docs, q, retrieval.Options{K: k, Scoring: d.m.Scoring(), DocIDs: d.docIDs})
 	if err != nil {
 		return nil, err
 	}

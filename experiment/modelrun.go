@@ -39,28 +39,48 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 	start = time.Now()
 	rates := r.cfg.perturbedRates()
 	seeds := r.cfg.seedList()
-	clean, runs, err := planRuns(r.cfg, m.Query.Tokenizer, queries)
-	if err != nil {
-		return nil, err
+	clean := r.s.cleanIDs(c, m, string(r.cfg.Task), queries)
+	// Every perturbed run's ids first (as planRuns orders them), so that a
+	// dense model encodes all distinct query sequences in one pass of full
+	// batches.
+	var runs []pending
+	for _, rate := range rates {
+		for i, seed := range seeds {
+			pc := r.cfg.Perturbation
+			pc.Rate, pc.Seed = rate, seed
+			// The first seed's queries are the rate's examples: decoded.
+			decode := i == 0 && r.cfg.Examples > 0
+			pids, presults, err := r.s.perturbedIDs(c, m, string(r.cfg.Task), pc, queries, clean, decode)
+			if err != nil {
+				return nil, err
+			}
+			runs = append(runs, pending{rate, seed, pids, presults})
+		}
 	}
-	if w, ok := idx.(warmer); ok {
-		all := append([][]int32(nil), clean...)
-		names := make([]string, 0, len(queries)*(1+len(runs)))
+	all := append([][]int32(nil), clean...)
+	names := make([]string, 0, len(queries)*(1+len(runs)))
+	for _, q := range queries {
+		names = append(names, q.ID)
+	}
+	for _, p := range runs {
+		all = append(all, p.ids...)
 		for _, q := range queries {
 			names = append(names, q.ID)
 		}
-		for _, p := range runs {
-			all = append(all, p.ids...)
-			for _, q := range queries {
-				names = append(names, q.ID)
-			}
-		}
+	}
+	if w, ok := idx.idx.(warmer); ok {
 		err := w.warm(r.ctx, all, names, func(done, total int) {
 			r.emit(Event{Step: StepEncodeQueries, Dataset: dsName, Model: m.Name, Done: done, Total: total, Unit: "queries"})
 		})
 		if err != nil {
 			return nil, err
 		}
+	}
+	// Every distinct sequence not searched before, in large batches (the
+	// browser splits a batch between its workers); the runs below then
+	// find their rankings ready.
+	if err := r.rank(idx, all, names, dsName, m.Name); err != nil {
+		return nil, err
 	}
 
 	done, total := 0, 1+len(runs)
@@ -72,7 +92,7 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 	if err != nil {
 		return nil, fmt.Errorf("clean run: %w", err)
 	}
-	mr.Clean, err = r.score(qrels, cleanRun, td)
+	mr.Clean, err = r.scoreRun(qrels, cleanRun, td)
 	if err != nil {
 		return nil, fmt.Errorf("scoring the clean run: %w", err)
 	}
@@ -96,7 +116,7 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 			if err != nil {
 				return nil, fmt.Errorf("run at rate %v seed %d: %w", p.rate, p.seed, err)
 			}
-			rr, err := r.score(qrels, run, td)
+			rr, err := r.scoreRun(qrels, run, td)
 			if err != nil {
 				return nil, fmt.Errorf("scoring the run at rate %v seed %d: %w", p.rate, p.seed, err)
 			}
@@ -112,7 +132,7 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 			if rr.ConsideredTokens > 0 {
 				rr.ChangedFraction = float64(rr.ChangedTokens) / float64(rr.ConsideredTokens)
 			}
-			if judged(td) {
+			if judged(td) && !r.cfg.DeferTests {
 				rr.VsClean, err = r.vsClean(mr.Clean, rr)
 				if err != nil {
 					return nil, err
@@ -222,11 +242,19 @@ func towerResult(t Tower) *results.TowerResult {
 // 0.1, 0.2 (results.FormatRate).
 func FormatRate(r float64) string { return results.FormatRate(r) }
 
+// undecoded is a Tokenizer whose Decode returns nothing: id modes
+// perturb through it, and experiment decodes only the queries it shows
+// (decodeExamples).
+type undecoded struct{ Tokenizer }
+
+func (undecoded) Decode([]int32, bool) string { return "" }
+
 // perturbQueries perturbs every query with config pc: id modes perturb
-// the clean ids (the clean tokenization is reused); text modes perturb the
-// text and tokenize it; vocabswap tokenizes with a copy of the tokenizer
-// whose vocabulary has the config's pairs swapped (the attack is applied
-// on purpose here, so the fingerprint defence is not involved).
+// the clean ids (the clean tokenization is reused), leaving Decoded and
+// PerturbedDecoded empty (decodeExamples fills them); text modes perturb
+// the text and tokenize it; vocabswap tokenizes with a copy of the
+// tokenizer whose vocabulary has the config's pairs swapped (the attack is
+// applied on purpose here, so the fingerprint defence is not involved).
 func perturbQueries(pc perturb.Config, tok Tokenizer, queries []dataset.Query, clean [][]int32) ([][]int32, []perturb.Result, error) {
 	ids := make([][]int32, len(queries))
 	res := make([]perturb.Result, len(queries))
@@ -254,7 +282,7 @@ func perturbQueries(pc perturb.Config, tok Tokenizer, queries []dataset.Query, c
 		var err error
 		switch {
 		case pc.Mode.IsID():
-			pr, err = perturb.IDs(pc, q.ID, clean[i], tok)
+			pr, err = perturb.IDs(pc, q.ID, clean[i], undecoded{tok})
 			pr.Text = q.Text
 		case p != nil:
 			pr, err = p.Apply(q.ID, q.Text)
@@ -293,10 +321,10 @@ func pickExamples(res []perturb.Result, queries []dataset.Query, rate float64, s
 	return out
 }
 
-// search runs one set of queries (their token ids) against idx in
-// batches.
-func (r *runner) search(idx index, queries []dataset.Query, ids [][]int32) (metrics.Run, error) {
-	run := make(metrics.Run, len(queries))
+// search returns the rankings of one set of queries (their token ids)
+// in idx, searched in batches, by query id.
+func (r *runner) search(idx *memoIndex, queries []dataset.Query, ids [][]int32) (map[string]*ranking, error) {
+	run := make(map[string]*ranking, len(queries))
 	const chunk = 256
 	for lo := 0; lo < len(queries); lo += chunk {
 		if err := r.ctx.Err(); err != nil {
@@ -316,4 +344,37 @@ func (r *runner) search(idx index, queries []dataset.Query, ids [][]int32) (metr
 		}
 	}
 	return run, nil
+}
+
+// rank searches every sequence of ids that idx has not searched before
+// (names name them in errors), in batches of rankBatch distinct
+// sequences, reporting progress (StepRank) when there are any.
+func (r *runner) rank(idx *memoIndex, ids [][]int32, names []string, dsName, model string) error {
+	var todo [][]int32
+	var todoNames []string
+	seen := map[string]bool{}
+	for i, s := range ids {
+		key := idsKey(s)
+		if _, ok := idx.ranked[rankKey{key, r.cfg.K}]; ok || seen[key] {
+			continue
+		}
+		seen[key] = true
+		todo, todoNames = append(todo, s), append(todoNames, names[i])
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	const rankBatch = 1024
+	r.emit(Event{Step: StepRank, Dataset: dsName, Model: model, Done: 0, Total: len(todo), Unit: "queries"})
+	for lo := 0; lo < len(todo); lo += rankBatch {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(lo+rankBatch, len(todo))
+		if _, err := idx.search(todo[lo:hi], todoNames[lo:hi], r.cfg.K); err != nil {
+			return err
+		}
+		r.emit(Event{Step: StepRank, Dataset: dsName, Model: model, Done: hi, Total: len(todo), Unit: "queries"})
+	}
+	return nil
 }

@@ -18,6 +18,7 @@ import (
 // runner holds one Run's state.
 type runner struct {
 	ctx      context.Context
+	s        *Session // what earlier runs left to reuse
 	cfg      Config
 	progress func(Event)
 	// scoring holds the measures of every convention the runs are
@@ -54,11 +55,16 @@ func (r *runner) warn(dataset, model, format string, args ...any) string {
 // not nil, receives progress events; it is called from the goroutine that
 // called Run.
 func Run(ctx context.Context, cfg Config, progress func(Event)) (*results.Results, error) {
+	return NewSession().Run(ctx, cfg, progress)
+}
+
+// run is Run within session s.
+func run(ctx context.Context, s *Session, cfg Config, progress func(Event)) (*results.Results, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	r := &runner{ctx: ctx, cfg: cfg, progress: progress}
+	r := &runner{ctx: ctx, s: s, cfg: cfg, progress: progress}
 	var err error
 	if r.scoring, err = parseConventions(Conventions(cfg.Task)); err != nil {
 		return nil, err
@@ -129,8 +135,10 @@ func Run(ctx context.Context, cfg Config, progress func(Event)) (*results.Result
 		}
 		r.res.Datasets = append(r.res.Datasets, dr)
 	}
-	if r.res.Average, err = r.averageDrops(); err != nil {
-		return nil, err
+	if !cfg.DeferTests {
+		if r.res.Average, err = r.averageDrops(); err != nil {
+			return nil, err
+		}
 	}
 	return r.res, nil
 }
@@ -176,7 +184,7 @@ func (r *runner) load() ([]*dataset.Collection, []string, error) {
 	var sources []string
 	for _, d := range r.cfg.Data {
 		r.emit(Event{Step: StepLoad, Dataset: d, Message: "loading"})
-		c, err := dataset.Load(d, r.cfg.Split)
+		c, err := r.s.collection(d, r.cfg.Split)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -217,12 +225,13 @@ func (r *runner) dataset(c *dataset.Collection, name, source string, models []*M
 		return nil, fmt.Errorf("dataset %s: the corpus is empty: nothing to retrieve", source)
 	}
 	st := c.Stats()
+	hashes := r.s.hashesOf(c)
 	dr := &results.DatasetResult{
 		Name:               name,
 		Source:             source,
 		Split:              r.cfg.Split,
-		SHA256:             CollectionHash(c),
-		CorpusSHA256:       CorpusHash(c.Corpus),
+		SHA256:             hashes.collection,
+		CorpusSHA256:       hashes.corpus,
 		Docs:               len(c.Corpus),
 		Queries:            len(c.Queries),
 		AbsentDocs:         st.AbsentDocs,
@@ -287,7 +296,7 @@ func (r *runner) dataset(c *dataset.Collection, name, source string, models []*M
 // models evaluates every model on collection c's queries and adds the
 // results to dr.
 func (r *runner) models(c *dataset.Collection, name string, queries []dataset.Query, qrels metrics.Qrels, td *taskData, models []*Model, dr *results.DatasetResult) (*results.DatasetResult, error) {
-	encodedHash := EncodedCorpusHash(c.Corpus, r.cfg.PassageText)
+	encodedHash := r.s.hashesOf(c).encodedHash(c, r.cfg.PassageText)
 	for _, m := range models {
 		mr, err := r.model(c, name, encodedHash, queries, qrels, td, m)
 		if err != nil {

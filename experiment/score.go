@@ -62,50 +62,6 @@ func parseConventions(cs []results.Measures) ([]scoring, error) {
 	return out, nil
 }
 
-// score evaluates run under every convention. Every searched query is in
-// qrels and the averages are over all of them (Complete): a query that
-// retrieved nothing scores 0. Without qrels (see judged) the run is kept
-// unscored: Means and PerQuery stay nil.
-func (r *runner) score(qrels metrics.Qrels, run metrics.Run, td *taskData) (*results.RunResult, error) {
-	if !judged(td) {
-		return &results.RunResult{Run: run}, nil
-	}
-	rr := &results.RunResult{Run: run, Means: results.Values{}, Queries: map[metrics.Convention]int{}, PerQuery: map[string]results.Values{}}
-	for _, s := range r.scoring {
-		res, err := metrics.Evaluate(qrels, run, s.measures, metrics.Options{Convention: s.conv, Complete: true})
-		if err != nil {
-			return nil, fmt.Errorf("%s convention: %w", s.conv, err)
-		}
-		for i, m := range s.measures {
-			rr.Means.Set(s.conv, m.String(), res.All[i])
-		}
-		rr.Queries[s.conv] = res.NumQ
-		set := func(qid string, vals []float64) {
-			qv := rr.PerQuery[qid]
-			if qv == nil {
-				qv = results.Values{}
-				rr.PerQuery[qid] = qv
-			}
-			per := make(map[string]float64, len(s.measures))
-			for i, m := range s.measures {
-				v := 0.0 // Complete: a query missing from the run scores 0
-				if vals != nil {
-					v = vals[i]
-				}
-				per[m.String()] = v
-			}
-			qv[s.conv] = per
-		}
-		for qid, vals := range res.PerQuery {
-			set(qid, vals)
-		}
-		for _, qid := range res.Missing {
-			set(qid, nil)
-		}
-	}
-	return rr, nil
-}
-
 // getter reads one query's value in a run.
 type getter func(rr *results.RunResult, qid string) (float64, bool)
 
@@ -230,13 +186,19 @@ func (r *runner) summarizeRate(clean *results.RunResult, rate float64, seeds []u
 	}
 	s.ChangedFraction = stat(func(rr *results.RunResult) float64 { return rr.ChangedFraction })
 	if judged(td) {
-		s.Stats, s.Drop = results.Stats{}, results.Comparisons{}
+		s.Stats = results.Stats{}
+		if !r.cfg.DeferTests {
+			s.Drop = results.Comparisons{}
+		}
 		for _, sc := range r.scoring {
 			stats := make(map[string]results.Stat, len(sc.names))
 			for _, name := range sc.names {
 				stats[name] = stat(func(rr *results.RunResult) float64 { return rr.Means[sc.conv][name] })
 			}
 			s.Stats[sc.conv] = stats
+			if r.cfg.DeferTests {
+				continue
+			}
 			if sc.conv == PaperConvention && len(runs) == 1 && runs[0].VsClean != nil {
 				// One seed: the drop is the run's own comparison with the
 				// clean run (same values, same test seed), already computed.

@@ -177,7 +177,9 @@ func (r *runner) summarizeAnswers(clean *results.RunResult, runs []*results.RunR
 		return nil
 	}
 	s.Answers = map[string][]results.Stat{}
-	s.AnswerDrop = map[string][]results.Comparison{}
+	if !r.cfg.DeferTests {
+		s.AnswerDrop = map[string][]results.Comparison{}
+	}
 	for _, mode := range r.res.AnswerModes {
 		ca := clean.Answers[mode]
 		if ca == nil {
@@ -196,6 +198,9 @@ func (r *runner) summarizeAnswers(clean *results.RunResult, runs []*results.RunR
 			getters[j] = answerGetter(mode, k)
 		}
 		s.Answers[mode] = stats
+		if r.cfg.DeferTests {
+			continue
+		}
 		cmp, err := r.compareBy(clean, runs, names, getters)
 		if err != nil {
 			return err

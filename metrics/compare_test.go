@@ -246,3 +246,59 @@ func TestPairedTestsEqualReference(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomizationTiesEqualReference checks the randomization test's
+// estimate-then-decide path against the sequential definition on
+// differences that make many permutations tie with the observed sum or
+// miss it by a rounding error: values on a grid of fifths (0.2 is not
+// exact in binary), few non-zero differences, one repeated value, and
+// lengths around the 8-query blocks and 64-query sign words; and on
+// values too large for the bound, which are summed sequentially.
+func TestRandomizationTiesEqualReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	grid := func(n int) []float64 {
+		d := make([]float64, n)
+		for i := range d {
+			d[i] = float64(r.IntN(11)-5) / 5
+		}
+		return d
+	}
+	sparse := func(n int) []float64 {
+		d := make([]float64, n)
+		for i := 0; i < 3 && i < n; i++ {
+			d[r.IntN(n)] = 0.1 * float64(1+r.IntN(3))
+		}
+		return d
+	}
+	same := func(n int) []float64 {
+		d := make([]float64, n)
+		for i := range d {
+			d[i] = 0.3
+		}
+		return d
+	}
+	tiny := func(n int) []float64 { // sums near the subnormal range
+		d := make([]float64, n)
+		for i := range d {
+			d[i] = float64(r.IntN(5)-2) * 0x1p-1060
+		}
+		return d
+	}
+	huge := func(n int) []float64 {
+		d := make([]float64, n)
+		for i := range d {
+			d[i] = float64(r.IntN(5)-2) * 1e300
+		}
+		return d
+	}
+	for _, gen := range []func(int) []float64{grid, sparse, same, tiny, huge} {
+		for _, n := range []int{1, 2, 7, 8, 9, 63, 64, 65, 212} {
+			d := gen(n)
+			got := randomizationTests([][]float64{d, grid(n)}, 3000, 9)
+			want, _, _ := referencePaired(d, 3000, 1, 9)
+			if math.Float64bits(got[0]) != math.Float64bits(want) {
+				t.Errorf("n=%d %v: p %v, reference %v", n, d[:min(n, 8)], got[0], want)
+			}
+		}
+	}
+}

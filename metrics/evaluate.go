@@ -266,19 +266,14 @@ func (e *evaluator) add(qid string, list Ranked) error {
 			return fmt.Errorf("query %q, document %q: score %v: expected a finite number", qid, d.DocID, d.Score)
 		}
 	}
-	docs, judged := e.qrels[qid]
-	if !judged {
-		e.res.Ignored = append(e.res.Ignored, qid)
+	docs, ok := e.counted(qid)
+	if !ok {
 		return nil
 	}
 	c := e.opts.Convention
 	q := &e.q
 	q.level = e.opts.level()
 	q.numRel, q.ideal = judgmentStats(docs, q.level)
-	if q.numRel == 0 && (c == ConventionST || c == ConventionDuReader) {
-		e.res.Dropped = append(e.res.Dropped, qid)
-		return nil
-	}
 	e.buf = c.order(qid, list, e.buf)
 	q.rels = q.rels[:0]
 	for _, d := range e.buf {
@@ -294,6 +289,24 @@ func (e *evaluator) add(qid string, list Ranked) error {
 	}
 	e.res.PerQuery[qid] = vals
 	return nil
+}
+
+// counted returns query qid's judgments and whether the convention
+// scores it; a query it leaves out is recorded in Ignored (not judged)
+// or Dropped (st and dureader: no relevant document).
+func (e *evaluator) counted(qid string) (map[string]int, bool) {
+	docs, judged := e.qrels[qid]
+	if !judged {
+		e.res.Ignored = append(e.res.Ignored, qid)
+		return nil, false
+	}
+	if c := e.opts.Convention; c == ConventionST || c == ConventionDuReader {
+		if n, _ := judgmentStats(docs, e.opts.level()); n == 0 {
+			e.res.Dropped = append(e.res.Dropped, qid)
+			return nil, false
+		}
+	}
+	return docs, true
 }
 
 func (e *evaluator) finish() (*Result, error) {

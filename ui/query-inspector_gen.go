@@ -59,12 +59,14 @@ func (c *QueryInspector) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
 				vgparent.AppendChild(vgn)
 				vgn.SetInnerHTML(c.Seed)
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: ". Highlighted: the words the perturbation changed; \"top 5\" lists each ranking's first documents (before, then after)."}
+				vgparent.AppendChild(vgn)
 			}
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
 			vgparent.AppendChild(vgn)
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "thead", Attr: []vugu.VGAttribute(nil)}
 			vgparent.AppendChild(vgn)
-			vgn.SetInnerHTML(vugu.HTML("\n      \x3Ctr\x3E\x3Cth scope=\"col\"\x3Equery\x3C/th\x3E\x3Cth scope=\"col\"\x3Eoriginal (decoded)\x3C/th\x3E\x3Cth scope=\"col\"\x3Eperturbed (decoded)\x3C/th\x3E\x3Cth scope=\"col\"\x3Echanged\x3C/th\x3E\n      \x3Cth scope=\"col\"\x3Erelevant ranks before\x3C/th\x3E\x3Cth scope=\"col\"\x3Eafter\x3C/th\x3E\x3Cth scope=\"col\"\x3Eclean\x3C/th\x3E\x3Cth scope=\"col\"\x3Eperturbed\x3C/th\x3E\x3Cth scope=\"col\"\x3Edamage\x3C/th\x3E\x3C/tr\x3E\n    "))
+			vgn.SetInnerHTML(vugu.HTML("\n      \x3Ctr\x3E\x3Cth scope=\"col\"\x3Equery\x3C/th\x3E\x3Cth scope=\"col\"\x3Eoriginal (decoded)\x3C/th\x3E\x3Cth scope=\"col\"\x3Eperturbed (decoded)\x3C/th\x3E\x3Cth scope=\"col\"\x3Echanged\x3C/th\x3E\n      \x3Cth scope=\"col\"\x3Erelevant: rank before → after\x3C/th\x3E\x3Cth scope=\"col\"\x3Eclean\x3C/th\x3E\x3Cth scope=\"col\"\x3Eperturbed\x3C/th\x3E\x3Cth scope=\"col\"\x3Edamage\x3C/th\x3E\x3C/tr\x3E\n    "))
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
 			vgparent.AppendChild(vgn)
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tbody", Attr: []vugu.VGAttribute(nil)}
@@ -93,14 +95,64 @@ func (c *QueryInspector) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgn.SetInnerHTML(r.ID)
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
 						vgparent.AppendChild(vgn)
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "tokens"}}}
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "tokens"}, vugu.VGAttribute{Namespace: "", Key: "data-field", Val: "decoded"}}}
 						vgparent.AppendChild(vgn)
-						vgn.SetInnerHTML(r.Decoded)
+						{
+							vgparent := vgn
+							_ = vgparent
+							for vgiterkeyt, p := range r.DecodedParts {
+								var vgiterkey interface{} = vgiterkeyt
+								_ = vgiterkey
+								p := p
+								_ = p
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
+								vgparent.AppendChild(vgn)
+								{
+									vgparent := vgn
+									_ = vgparent
+									if p.Changed {
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "mark", Attr: []vugu.VGAttribute(nil)}
+										vgparent.AppendChild(vgn)
+										vgn.SetInnerHTML(p.Text)
+									}
+									if !p.Changed {
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
+										vgparent.AppendChild(vgn)
+										vgn.SetInnerHTML(p.Text)
+									}
+								}
+							}
+						}
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
 						vgparent.AppendChild(vgn)
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "tokens"}}}
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "tokens"}, vugu.VGAttribute{Namespace: "", Key: "data-field", Val: "perturbed"}}}
 						vgparent.AppendChild(vgn)
-						vgn.SetInnerHTML(r.Perturbed)
+						{
+							vgparent := vgn
+							_ = vgparent
+							for vgiterkeyt, p := range r.PerturbedParts {
+								var vgiterkey interface{} = vgiterkeyt
+								_ = vgiterkey
+								p := p
+								_ = p
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
+								vgparent.AppendChild(vgn)
+								{
+									vgparent := vgn
+									_ = vgparent
+									if p.Changed {
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "mark", Attr: []vugu.VGAttribute(nil)}
+										vgparent.AppendChild(vgn)
+										vgn.SetInnerHTML(p.Text)
+									}
+									if !p.Changed {
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
+										vgparent.AppendChild(vgn)
+										vgn.SetInnerHTML(p.Text)
+									}
+								}
+							}
+						}
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
 						vgparent.AppendChild(vgn)
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute(nil)}
@@ -108,14 +160,100 @@ func (c *QueryInspector) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgn.SetInnerHTML(r.Changed)
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
 						vgparent.AppendChild(vgn)
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "data-field", Val: "before"}}}
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "moves"}, vugu.VGAttribute{Namespace: "", Key: "data-field", Val: "moves"}}}
 						vgparent.AppendChild(vgn)
-						vgn.SetInnerHTML(r.Before)
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-						vgparent.AppendChild(vgn)
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "data-field", Val: "after"}}}
-						vgparent.AppendChild(vgn)
-						vgn.SetInnerHTML(r.After)
+						vgn.AddAttrInterface("data-after", r.After)
+						vgn.AddAttrInterface("data-before", r.Before)
+						{
+							vgparent := vgn
+							_ = vgparent
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
+							vgparent.AppendChild(vgn)
+							if len(r.Moves) == 0 {
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
+								vgparent.AppendChild(vgn)
+								{
+									vgparent := vgn
+									_ = vgparent
+									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "no relevant document"}
+									vgparent.AppendChild(vgn)
+								}
+							}
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
+							vgparent.AppendChild(vgn)
+							for vgiterkeyt, m := range r.Moves {
+								var vgiterkey interface{} = vgiterkeyt
+								_ = vgiterkey
+								m := m
+								_ = m
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "move"}}}
+								vgparent.AppendChild(vgn)
+								vgn.SetInnerHTML(m)
+							}
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
+							vgparent.AppendChild(vgn)
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "details", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "top"}}}
+							vgparent.AppendChild(vgn)
+							{
+								vgparent := vgn
+								_ = vgparent
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "summary", Attr: []vugu.VGAttribute(nil)}
+								vgparent.AppendChild(vgn)
+								vgn.SetInnerHTML(vugu.HTML("top 5"))
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n            "}
+								vgparent.AppendChild(vgn)
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "top-lists"}}}
+								vgparent.AppendChild(vgn)
+								{
+									vgparent := vgn
+									_ = vgparent
+									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n              "}
+									vgparent.AppendChild(vgn)
+									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "ol", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "top-before"}, vugu.VGAttribute{Namespace: "", Key: "aria-label", Val: "top 5 before"}}}
+									vgparent.AppendChild(vgn)
+									{
+										vgparent := vgn
+										_ = vgparent
+										for vgiterkeyt, d := range r.TopBefore {
+											var vgiterkey interface{} = vgiterkeyt
+											_ = vgiterkey
+											d := d
+											_ = d
+											vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "li", Attr: []vugu.VGAttribute(nil)}
+											vgparent.AppendChild(vgn)
+											vgn.AddAttrInterface("class", topClass(d))
+											vgn.AddAttrInterface("data-doc", d.DocID)
+											vgn.SetInnerHTML(d.Label())
+										}
+									}
+									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n              "}
+									vgparent.AppendChild(vgn)
+									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "ol", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "top-after"}, vugu.VGAttribute{Namespace: "", Key: "aria-label", Val: "top 5 after"}}}
+									vgparent.AppendChild(vgn)
+									{
+										vgparent := vgn
+										_ = vgparent
+										for vgiterkeyt, d := range r.TopAfter {
+											var vgiterkey interface{} = vgiterkeyt
+											_ = vgiterkey
+											d := d
+											_ = d
+											vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "li", Attr: []vugu.VGAttribute(nil)}
+											vgparent.AppendChild(vgn)
+											vgn.AddAttrInterface("class", topClass(d))
+											vgn.AddAttrInterface("data-doc", d.DocID)
+											vgn.SetInnerHTML(d.Label())
+										}
+									}
+									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n            "}
+									vgparent.AppendChild(vgn)
+								}
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
+								vgparent.AppendChild(vgn)
+							}
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
+							vgparent.AppendChild(vgn)
+						}
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
 						vgparent.AppendChild(vgn)
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute(nil)}

@@ -116,8 +116,9 @@ func (c *Reproduction) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			_ = vgiterkey
 			t := t
 			_ = t
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "table-scroll"}}}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "table-scroll"}, vugu.VGAttribute{Namespace: "", Key: "tabindex", Val: "0"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "region"}}}
 			vgparent.AppendChild(vgn)
+			vgn.AddAttrInterface("aria-label", t.Title)
 			{
 				vgparent := vgn
 				_ = vgparent
@@ -185,8 +186,9 @@ func (c *Reproduction) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
 				vgparent.AppendChild(vgn)
 				if g.SameAs == "" {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "table-scroll"}}}
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "table-scroll"}, vugu.VGAttribute{Namespace: "", Key: "tabindex", Val: "0"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "region"}}}
 					vgparent.AppendChild(vgn)
+					vgn.AddAttrInterface("aria-label", "decoded examples, "+g.Dataset+" / "+g.Model)
 					{
 						vgparent := vgn
 						_ = vgparent

@@ -51,8 +51,8 @@ func NewResultsTable(res *results.Results, sel Selection) (*ResultsTable, error)
 	}
 	t := &ResultsTable{
 		Dataset: ds.Name, Model: mr.Model, Rate: results.FormatRate(rs.Rate), Paper: paperConvention.String(),
-		Caption: fmt.Sprintf("%s on %s: clean vs %s at rate %s (%s); %d queries", mr.Model, ds.Name,
-			res.Config.Perturbation, report.Percent(rs.Rate), seeds, ds.Judged),
+		Caption: fmt.Sprintf("%s on %s: clean vs %s at rate %s (%s); %d queries; %.1f%% of the query tokens changed (mean over seeds)", mr.Model, ds.Name,
+			res.Config.Perturbation, report.Percent(rs.Rate), seeds, ds.Judged, 100*rs.ChangedFraction.Mean),
 		Significance: res.Significance,
 	}
 	for _, cm := range res.Conventions {

@@ -2,8 +2,10 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,6 +99,13 @@ func TestResultsTableRendersEveryMeasure(t *testing.T) {
 		}
 		if !strings.Contains(html, `data-measure="`+m+`"`) {
 			t.Errorf("no row for %s", m)
+		}
+		// The caption gives the realised fraction of changed tokens.
+		if rs.ChangedFraction.Mean <= 0 {
+			t.Fatalf("the fake run changed no tokens at 10%%")
+		}
+		if want := fmt.Sprintf("%.1f%% of the query tokens changed", 100*rs.ChangedFraction.Mean); !strings.Contains(table.Caption, want) {
+			t.Errorf("caption %q lacks %q", table.Caption, want)
 		}
 	}
 }
@@ -225,6 +234,67 @@ func TestInspectorRanks(t *testing.T) {
 	r := in.Rows[0]
 	if r.Before != "3, -" || r.After != "1, 2" || r.Damage != "-0.2500" {
 		t.Errorf("before %q after %q damage %q, want \"3, -\" \"1, 2\" \"-0.2500\"", r.Before, r.After, r.Damage)
+	}
+	if want := []string{"3 → 1", "- → 2"}; !slices.Equal(r.Moves, want) {
+		t.Errorf("moves %q, want %q", r.Moves, want)
+	}
+	var before, after []string
+	for _, d := range r.TopBefore {
+		before = append(before, d.Label())
+	}
+	for _, d := range r.TopAfter {
+		after = append(after, d.Label())
+	}
+	if want := []string{"1. n (judged not relevant)", "2. x", "3. b (relevant, grade 2)"}; !slices.Equal(before, want) {
+		t.Errorf("top before %q, want %q", before, want)
+	}
+	if want := []string{"1. b (relevant, grade 2)", "2. a (relevant, grade 1)"}; !slices.Equal(after, want) {
+		t.Errorf("top after %q, want %q", after, want)
+	}
+	html, err := Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<span class="move">3 → 1</span>`, `<li class="rel" data-doc="b">1. b (relevant, grade 2)</li>`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the inspector's HTML lacks %s", want)
+		}
+	}
+}
+
+func TestWordDiff(t *testing.T) {
+	for _, c := range []struct {
+		a, b     string
+		changedA []string
+		changedB []string
+	}{
+		{"[CLS] how big is a mcdouble [SEP]", "[unused100] how big is a mc darioble [SEP]", []string{"[CLS] ", "mcdouble "}, []string{"[unused100] ", "mc ", "darioble "}},
+		{"same words", "same words", nil, nil},
+		{"", "new", nil, []string{"new"}},
+		{"a b a", "a a", []string{"b "}, nil},
+	} {
+		pa, pb := wordDiff(c.a, c.b)
+		changed := func(ps []Part) (out []string) {
+			for _, p := range ps {
+				if p.Changed {
+					out = append(out, p.Text)
+				}
+			}
+			return out
+		}
+		if got := changed(pa); !slices.Equal(got, c.changedA) {
+			t.Errorf("wordDiff(%q, %q): changed before %q, want %q", c.a, c.b, got, c.changedA)
+		}
+		if got := changed(pb); !slices.Equal(got, c.changedB) {
+			t.Errorf("wordDiff(%q, %q): changed after %q, want %q", c.a, c.b, got, c.changedB)
+		}
+		var joined strings.Builder
+		for _, p := range pa {
+			joined.WriteString(p.Text)
+		}
+		if joined.String() != strings.Join(strings.Fields(c.a), " ") {
+			t.Errorf("wordDiff(%q): the parts join to %q", c.a, joined.String())
+		}
 	}
 }
 

@@ -28,10 +28,19 @@ import (
 // app is one worker's state: its opened models, the corpus vectors it
 // encoded, the last results.
 type app struct {
-	mu       sync.Mutex
-	models   map[string]*experiment.Model
-	cache    *experiment.MemCache
+	mu     sync.Mutex
+	models map[string]*experiment.Model
+	cache  *experiment.MemCache
+	// session keeps what a run leaves for the next (experiment.Session):
+	// a slider move reruns only what the new rate changes.
+	session *experiment.Session
+	// last is the last run's results, whose paired tests the background
+	// fills in (tests.go); lastKey its settings (sweepKey), charts the
+	// chart's points of every model run with each settings.
 	last     *results.Results
+	lastKey  string
+	charts   map[string]*sweepPoints
+	bg       background
 	peers    []*peer
 	nextID   int
 	base     *experiment.Registry
@@ -53,7 +62,9 @@ type serverChoice struct {
 
 func newApp() *app {
 	a := &app{models: map[string]*experiment.Model{}, cache: experiment.NewMemCache(), base: experiment.DefaultRegistry(), servers: map[string]serverChoice{},
-		files: newFiles(), fetched: map[string]bool{}}
+		files: newFiles(), fetched: map[string]bool{}, session: experiment.NewSession(), charts: map[string]*sweepPoints{}}
+	a.bg.wake = make(chan struct{}, 1)
+	go a.background()
 	a.registry = experiment.NewRegistry()
 	for _, n := range a.base.Names() {
 		a.registry.Register(n, a.open)
@@ -207,18 +218,31 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 		return nil, err
 	}
 	cfg := q.Config(a.registry, a.cache, data, a.modelOptions())
-	res, err := experiment.Run(ctx, cfg, progressEvents(progress))
+	// The paired tests wait: those of the rate shown are computed below,
+	// the others in the background (tests.go).
+	cfg.DeferTests = true
+	res, err := a.session.Run(ctx, cfg, progressEvents(progress))
 	if err != nil {
 		return nil, err
 	}
 	runSeconds := time.Since(start).Seconds()
+	sel := ui.Selection{Rate: q.Show, AllConventions: q.TREC}
+	key := q.sweepKey()
 	a.mu.Lock()
-	a.last = res
+	a.last, a.lastKey = res, key
+	a.addPoints(key, res)
 	a.mu.Unlock()
-	out, err := views(res, ui.Selection{Rate: q.Show, AllConventions: q.TREC})
+	testStart := time.Now()
+	if err := a.fillShown(res, sel); err != nil {
+		return nil, err
+	}
+	testSeconds := time.Since(testStart).Seconds()
+	out, err := a.views(res, sel, key, progress)
 	if err != nil {
 		return nil, err
 	}
+	a.bg.kick()
+	out["testSeconds"] = testSeconds // the paired tests of the rate shown
 	var warns []any
 	for _, w := range res.Warnings {
 		warns = append(warns, w)
@@ -238,22 +262,34 @@ func (a *app) export() (map[string]any, error) {
 	if res == nil {
 		return nil, errors.New("no results yet: run an evaluation first")
 	}
+	// Every test the background has not computed yet.
+	if err := a.fill(res, nil); err != nil {
+		return nil, err
+	}
 	return exportFiles(res)
 }
 
-// view re-renders the last results for another rate or measure set.
-func (a *app) view(msg js.Value) (map[string]any, error) {
+// view re-renders the last results for another rate or measure set
+// (the table and chart first, to early).
+func (a *app) view(msg js.Value, early func(map[string]any)) (map[string]any, error) {
 	a.mu.Lock()
-	res := a.last
+	res, key := a.last, a.lastKey
 	a.mu.Unlock()
 	if res == nil {
 		return nil, errors.New("no results yet: run an evaluation first")
 	}
-	return views(res, ui.Selection{Rate: msg.Get("show").Float(), AllConventions: msg.Get("trec").Bool()})
+	sel := ui.Selection{Rate: msg.Get("show").Float(), AllConventions: msg.Get("trec").Bool()}
+	if err := a.fillShown(res, sel); err != nil {
+		return nil, err
+	}
+	return a.views(res, sel, key, early)
 }
 
-// views renders the table, chart and inspector of sel.
-func views(res *results.Results, sel ui.Selection) (map[string]any, error) {
+// views renders the table, chart and inspector of sel; the chart shows
+// every model run with the settings key. The table and chart go to early
+// first (a progress message the page shows at once, when early is not
+// nil): the inspector takes longer to render.
+func (a *app) views(res *results.Results, sel ui.Selection, key string, early func(map[string]any)) (map[string]any, error) {
 	table, err := ui.NewResultsTable(res, sel)
 	if err != nil {
 		return nil, err
@@ -263,7 +299,7 @@ func views(res *results.Results, sel ui.Selection) (map[string]any, error) {
 		return nil, err
 	}
 	out := map[string]any{"table": th}
-	chart, err := ui.NewRateChart(res, sel, ui.ChartMeasure)
+	chart, err := a.chart(res, sel, key)
 	if err != nil {
 		return nil, err
 	}
@@ -271,6 +307,9 @@ func views(res *results.Results, sel ui.Selection) (map[string]any, error) {
 		return nil, err
 	} else {
 		out["chart"] = ch
+	}
+	if early != nil {
+		early(map[string]any{"type": "progress", "view": true, "table": out["table"], "chart": out["chart"]})
 	}
 	insp, err := ui.NewInspector(res, sel)
 	if err != nil {
@@ -291,6 +330,27 @@ func views(res *results.Results, sel ui.Selection) (map[string]any, error) {
 	return out, nil
 }
 
+// scoring returns the request of a metrics or vectors message: its
+// scoring field's measures, convention and complete (-m, -convention and
+// -c of "dreval metrics"), the defaults of pageMetrics where absent.
+func scoring(msg js.Value) metrics.Request {
+	req := pageMetrics
+	s := msg.Get("scoring")
+	if s.Type() != js.TypeObject {
+		return req
+	}
+	if v := s.Get("measures"); v.Type() == js.TypeObject {
+		for i := 0; i < v.Length(); i++ {
+			req.Measures = append(req.Measures, v.Index(i).String())
+		}
+	}
+	if v := s.Get("convention"); v.Type() == js.TypeString {
+		req.Convention = v.String()
+	}
+	req.Complete = s.Get("complete").Truthy()
+	return req
+}
+
 // pageMetrics is what the page's qrels + run mode asks for: "dreval
 // metrics -qrels Q -run R" with its defaults (the trec convention and its
 // default measures, relevance level 1, qrels in any form).
@@ -301,7 +361,7 @@ var pageMetrics = metrics.Request{Level: 1}
 func (a *app) metrics(msg js.Value) (map[string]any, error) {
 	qname, qtext := msg.Get("qrels").Get("name").String(), msg.Get("qrels").Get("text").String()
 	rname, rtext := msg.Get("run").Get("name").String(), msg.Get("run").Get("text").String()
-	res, err := pageMetrics.Evaluate(strings.NewReader(qtext), qname, strings.NewReader(rtext), rname)
+	res, err := scoring(msg).Evaluate(strings.NewReader(qtext), qname, strings.NewReader(rtext), rname)
 	if err != nil {
 		return nil, err
 	}

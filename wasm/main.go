@@ -64,6 +64,9 @@ func main() {
 // handle answers one message; reply is where the answer is posted (the
 // worker's scope or a MessagePort).
 func (a *app) handle(msg, reply js.Value) {
+	// The background's tests wait while a request is answered.
+	a.bg.begin()
+	defer a.bg.end()
 	id := msg.Get("id")
 	post := func(v map[string]any) {
 		v["id"] = id
@@ -93,7 +96,7 @@ func (a *app) handle(msg, reply js.Value) {
 		out["type"] = "reproduction"
 		post(out)
 	case "view":
-		out, err := a.view(msg)
+		out, err := a.view(msg, func(p map[string]any) { post(p) })
 		if err != nil {
 			fail(err)
 			return

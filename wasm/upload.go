@@ -10,6 +10,7 @@ import (
 	"syscall/js"
 
 	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/experiment"
 )
 
 // checkModel opens the model msg.model as a run would (the same loaders
@@ -58,6 +59,8 @@ func (a *app) forget(msg js.Value) {
 	m := a.models[name]
 	delete(a.models, name)
 	delete(a.servers, name)
+	// The session's indexes of the upload would stay in memory.
+	a.session = experiment.NewSession()
 	a.mu.Unlock()
 	if m != nil && m.Close != nil {
 		m.Close()

@@ -59,7 +59,7 @@ func (a *app) vectors(msg js.Value) (map[string]any, error) {
 	run := runBuf.String()
 	rname := "search of " + qname
 	qrelsName, qrelsText := msg.Get("qrels").Get("name").String(), msg.Get("qrels").Get("text").String()
-	res, err := pageMetrics.Evaluate(strings.NewReader(qrelsText), qrelsName, strings.NewReader(run), rname)
+	res, err := scoring(msg).Evaluate(strings.NewReader(qrelsText), qrelsName, strings.NewReader(run), rname)
 	if err != nil {
 		return nil, err
 	}

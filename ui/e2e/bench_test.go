@@ -36,6 +36,24 @@ func BenchmarkBrowserPageLoad(b *testing.B) {
 	b.ReportMetric(float64(eval[int](b, ctx, `state.pool.size`)), "workers")
 }
 
+// BenchmarkBrowserOpeningLesson reports when the opening lesson (the
+// static model's sweep, 7 rates, 5 seeds) is on screen, in ms from the
+// start of a fresh load (a new browser each time: nothing cached).
+func BenchmarkBrowserOpeningLesson(b *testing.B) {
+	sharedtest.ModelDir(b, "static")
+	var lesson float64
+	for b.Loop() {
+		ctx, url := browser(b, 10*time.Minute, fileServer(b))
+		load(b, ctx, url)
+		ms, err := strconv.ParseFloat(eval[string](b, ctx, `document.body.dataset.lessonMs || ""`), 64)
+		if err != nil {
+			b.Fatalf("the opening lesson did not finish: %v", err)
+		}
+		lesson += ms
+	}
+	b.ReportMetric(lesson/float64(b.N), "ms-lesson")
+}
+
 // BenchmarkBrowserMiniLMQueryEncoding reports the sentences per second
 // one worker embeds with MiniLM at 32 tokens (batches of 32).
 func BenchmarkBrowserMiniLMQueryEncoding(b *testing.B) {

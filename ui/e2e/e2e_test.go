@@ -204,8 +204,9 @@ func browser(t testing.TB, timeout time.Duration, h http.Handler) (context.Conte
 	return ctx, srv.URL + "/"
 }
 
-// load opens the page and waits until its workers are ready; it returns
-// how long that took.
+// load opens the page and waits until its workers are ready and the
+// opening lesson (the static model's sweep) is over; it returns how long
+// the workers took.
 func load(t testing.TB, ctx context.Context, url string) time.Duration {
 	t.Helper()
 	start := time.Now()
@@ -214,6 +215,7 @@ func load(t testing.TB, ctx context.Context, url string) time.Duration {
 	}
 	waitJS(t, ctx, `document.body.dataset.ready === "true" || !document.getElementById("error").hidden`, time.Minute)
 	d := time.Since(start)
+	waitJS(t, ctx, `(document.body.dataset.lesson || "") !== "" || !document.getElementById("error").hidden`, 5*time.Minute)
 	if msg := pageError(t, ctx); msg != "" {
 		t.Fatalf("the page reports an error on load: %s", msg)
 	}
@@ -580,7 +582,7 @@ func testBEIRUpload(t testing.TB, h http.Handler) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	eval[bool](t, ctx, `(() => { document.getElementById("model").value = "bm25"; return true; })()`)
+	eval[bool](t, ctx, `(() => { document.getElementById("model").value = "bm25"; document.getElementById("seeds").value = "1"; return true; })()`)
 	setRate(t, ctx, 10, "input")
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("run"))); err != nil {
 		t.Fatal(err)
@@ -661,7 +663,7 @@ func TestSweepChart(t *testing.T) {
 	sharedtest.ModelDir(t, "minilm") // BM25 perturbs through minilm's tokenizer
 	ctx, url := browser(t, 5*time.Minute, fileServer(t))
 	load(t, ctx, url)
-	eval[bool](t, ctx, `(() => { document.getElementById("model").value = "bm25"; return true; })()`)
+	eval[bool](t, ctx, `(() => { document.getElementById("model").value = "bm25"; document.getElementById("seeds").value = "1"; return true; })()`)
 	setRate(t, ctx, 10, "input")
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("sweep"))); err != nil {
 		t.Fatal(err)

@@ -67,7 +67,7 @@ func TestDownloadsEqualTheCLIsFiles(t *testing.T) {
 
 	ctx, url := browser(t, 3*time.Minute, fileServer(t))
 	load(t, ctx, url)
-	eval[bool](t, ctx, `(() => { document.getElementById("model").value = "`+model+`"; return true; })()`)
+	eval[bool](t, ctx, `(() => { document.getElementById("model").value = "`+model+`"; document.getElementById("seeds").value = "1"; return true; })()`)
 	setRate(t, ctx, 10, "input")
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("run"))); err != nil {
 		t.Fatal(err)

@@ -110,22 +110,62 @@ function showError(text) {
   e.textContent = text;
   e.hidden = false;
   setStatus("Stopped: see the error below.");
+  // The results on screen are not those of the settings that failed.
+  showPanel(null);
+}
+
+// showPanel shows one output panel (the run's results, the uploaded
+// run's metrics or the reproduction) and hides the others, or none.
+function showPanel(id) {
+  for (const p of ["results", "metrics-results", "reproduction"]) $(p).hidden = p !== id;
+}
+
+function plural(n, one, many) { return n + " " + (n === 1 ? one : (many || one + "s")); }
+
+// seedsOf reads a seed-count field, within its min and max.
+function seedsOf(id, what) {
+  const el = $(id), n = Number(el.value), lo = Number(el.min || 1), hi = Number(el.max || Infinity);
+  if (!Number.isInteger(n) || n < lo || n > hi) throw new Error(what + ": want a whole number from " + lo + " to " + hi + ", not " + JSON.stringify(el.value) + ".");
+  return n;
 }
 function clearError() { $("error").hidden = true; $("error").textContent = ""; }
 function setBusy(b) {
+  // The focus stays on a control: Cancel while a job runs, Run after.
+  const focused = document.activeElement;
   state.busy = b;
   $("cancel").disabled = !b;
   $("run").disabled = b;
   $("sweep").disabled = b;
   $("progress").hidden = !b;
   document.body.dataset.busy = String(b);
+  if (b && focused && focused.disabled) $("cancel").focus();
+  else if (!b && focused === $("cancel")) $("run").focus();
 }
 function onProgress(msg) {
+  // The table and chart of a run or view, before its inspector.
+  if (msg.view) {
+    $("table").innerHTML = msg.table;
+    $("chart").innerHTML = msg.chart;
+    showPanel("results");
+    state.viewAt = performance.now();
+    return;
+  }
   const bar = $("progress");
   if (msg.total > 0) {
     bar.max = msg.total;
     bar.value = msg.done;
-    setStatus(msg.label + ": " + msg.done + " of " + msg.total + " " + msg.unit);
+    const now = performance.now(), p = state.progress;
+    // The rate counts from the first item done: before it the workers
+    // load the model.
+    if (!p || p.label !== msg.label || msg.done < p.done || (p.done === 0 && msg.done > 0)) state.progress = { label: msg.label, t: now, done: msg.done };
+    // The first batch of the corpus waits for every worker to load the model.
+    let tail = msg.done === 0 && msg.label.startsWith("encode corpus") ? " (the workers are loading the model…)" : "";
+    const s = (now - state.progress.t) / 1000, d = msg.done - state.progress.done;
+    if (d > 0 && s > 0.5) {
+      const r = d / s;
+      tail = ", " + (r >= 10 ? Math.round(r) : r.toFixed(1)) + " " + msg.unit + "/s, about " + Math.ceil((msg.total - msg.done) / r) + " s left";
+    }
+    setStatus(msg.label + ": " + msg.done + " of " + msg.total + " " + msg.unit + tail);
   } else if (msg.message) {
     setStatus(msg.label + ": " + msg.message);
     bar.removeAttribute("value");
@@ -139,12 +179,18 @@ function rate() { return Number($("rate").value) / 100; }
 
 function syncForm() {
   const kind = dataKind();
-  for (const s of document.querySelectorAll(".sub")) s.hidden = s.dataset.for !== kind;
+  for (const s of document.querySelectorAll(".sub")) s.hidden = !s.dataset.for.split(" ").includes(kind);
   const noModel = kind === "trec" || kind === "vectors";
   $("model-set").disabled = noModel;
   $("perturb-set").disabled = noModel;
   $("sweep").disabled = state.busy || noModel;
   $("rate-out").textContent = $("rate").value + "%";
+}
+
+// scoring is what the metrics and vectors modes score with: the
+// convention, the measures and -c, as "dreval metrics" takes them.
+function scoring() {
+  return { convention: $("convention").value, measures: $("measures").value.split(/\s+/).filter(Boolean), complete: $("complete").checked };
 }
 
 function readFile(file, as) {
@@ -194,10 +240,10 @@ async function runMetrics() {
   const q = $("qrels-file").files[0], r = $("run-file").files[0];
   if (!q || !r) throw new Error("Choose both a qrels file and a run file.");
   setStatus("Scoring " + r.name + " against " + q.name + "…");
-  const ans = await state.pool.request({ type: "metrics", qrels: { name: q.name, text: await readFile(q, "text") }, run: { name: r.name, text: await readFile(r, "text") } });
+  const ans = await state.pool.request({ type: "metrics", qrels: { name: q.name, text: await readFile(q, "text") }, run: { name: r.name, text: await readFile(r, "text") }, scoring: scoring() });
   $("metrics").innerHTML = ans.html;
   $("metrics-title").textContent = "Metrics of the uploaded run";
-  $("metrics-results").hidden = false;
+  showPanel("metrics-results");
   state.metricsCSV = ans.csv;
   setStatus("Scored " + r.name + ".");
 }
@@ -211,11 +257,11 @@ async function runVectors() {
   const bin = async (f) => ({ name: f.name, data: new Uint8Array(await readFile(f)) });
   const txt = async (f) => f ? { name: f.name, text: await readFile(f, "text") } : null;
   setStatus("Searching " + q.name + " in " + c.name + "…");
-  const msg = { type: "vectors", corpus: await bin(c), queries: await bin(q), corpusIDs: await txt(ci), queryIDs: await txt(qi), qrels: await txt(r) };
+  const msg = { type: "vectors", corpus: await bin(c), queries: await bin(q), corpusIDs: await txt(ci), queryIDs: await txt(qi), qrels: await txt(r), scoring: scoring() };
   const ans = await state.pool.request(msg, null, [msg.corpus.data.buffer, msg.queries.data.buffer]);
   $("metrics").innerHTML = ans.html;
   $("metrics-title").textContent = "Metrics of the search of the uploaded embeddings (no perturbation)";
-  $("metrics-results").hidden = false;
+  showPanel("metrics-results");
   state.metricsCSV = ans.csv;
   setStatus("Searched " + ans.queries + " queries in " + ans.docs + " documents (" + ans.dim + " dimensions) and scored the run against " + r.name + ".");
 }
@@ -224,10 +270,11 @@ async function runVectors() {
 async function run(rates, show, started) {
   const data = dataKind() === "beir" ? await uploadBEIR() : "demo";
   // "upload": the model chosen in the Model fieldset (model-upload.js).
+  seedsOf("seeds", "Seeds");
   const model = $("model").value === "upload" ? await uploadModel() : $("model").value;
   const request = {
     model, data, split: "test", mode: $("mode").value, rates,
-    seeds: Number($("seeds").value) || 1, firstSeed: Number($("first-seed").value) || 1,
+    seeds: seedsOf("seeds", "Seeds"), firstSeed: Number($("first-seed").value) || 1,
     show, trec: $("trec").checked,
   };
   setStatus("Running " + request.model + " on " + data + "…");
@@ -235,8 +282,8 @@ async function run(rates, show, started) {
   state.results = ans;
   state.key = [data, request.model, request.mode, request.seeds, request.firstSeed].join("|");
   showResults(ans);
-  const ms = performance.now() - started;
-  $("timing").textContent = "Updated in " + Math.round(ms) + " ms (in the workers: " + (ans.runSeconds * 1000).toFixed(0) +
+  const all = performance.now() - started, ms = (state.viewAt || performance.now()) - started;
+  $("timing").textContent = "Updated in " + Math.round(ms) + " ms (the inspector " + Math.round(all - ms) + " ms later; in the workers: " + (ans.runSeconds * 1000).toFixed(0) +
     " ms running the experiment, " + ((ans.seconds - ans.runSeconds) * 1000).toFixed(0) + " ms rendering and exporting).";
   $("timing").dataset.runMs = (ans.runSeconds * 1000).toFixed(1);
   $("timing").dataset.ms = ms.toFixed(1);
@@ -248,26 +295,35 @@ function showResults(ans) {
   $("table").innerHTML = ans.table;
   $("chart").innerHTML = ans.chart;
   $("inspector").innerHTML = ans.inspector;
-  $("results").hidden = false;
+  showPanel("results");
 }
 
 // go runs one job at a time; a job asked for meanwhile replaces any
 // queued one and starts when the current one ends.
-async function go(job) {
+async function go(job, lesson) {
   if (state.busy) { state.queued = job; return; }
   setBusy(true);
   clearError();
+  $("timing").textContent = "";
+  state.viewAt = 0;
+  delete $("timing").dataset.ms;
+  delete $("timing").dataset.runMs;
   const started = performance.now();
   try {
     await state.pool.ready;
     await job(started);
+    // When the opening sweep was on screen, in ms since the page's load.
+    if (lesson) document.body.dataset.lessonMs = performance.now().toFixed(0);
   } catch (e) {
     if (e.shownInline) setStatus("Stopped: see the error under the model's files.");
     else if (e.message !== "cancelled") showError(e.message);
   } finally {
     setBusy(false);
     syncForm();
-    document.body.dataset.runs = String(Number(document.body.dataset.runs || 0) + 1);
+    // The opening lesson is not one of the user's runs (body's
+    // data-lesson says when it is over).
+    if (lesson) document.body.dataset.lesson = "done";
+    else document.body.dataset.runs = String(Number(document.body.dataset.runs || 0) + 1);
   }
   if (state.queued) { const j = state.queued; state.queued = null; go(j); }
 }
@@ -282,6 +338,7 @@ function runJob() {
 
 function sweepJob() {
   const r = rate() || 0.1;
+  seedsOf("seeds", "Seeds");
   const rates = [0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5];
   if (!rates.includes(r)) rates.push(r);
   rates.sort((a, b) => a - b);
@@ -315,9 +372,22 @@ async function checkModels() {
   return ans.unavailable;
 }
 
+// lesson runs the opening sweep: the static model on the demo at 0 to 50%
+// with the form's defaults (idshift, 5 seeds), unless the site does not
+// serve static or the user started something first.
+async function lesson() {
+  const unavailable = await state.models;
+  if (unavailable.static || state.busy || state.results || dataKind() !== "demo" || $("model").value !== "static") {
+    document.body.dataset.lesson = "skipped";
+    return;
+  }
+  go(sweepJob(), true);
+}
+
 function init() {
   startPool();
   state.models = checkModels().catch(() => ({}));
+  lesson();
   syncForm();
   for (const el of document.querySelectorAll("input[name=data]")) el.addEventListener("change", syncForm);
   $("controls").addEventListener("submit", (e) => { e.preventDefault(); go(runJob()); });
@@ -330,11 +400,12 @@ function init() {
     const r = rate();
     if ((state.results.rates || []).includes(r)) {
       go(async (t) => {
-        const ans = await state.pool.request({ type: "view", show: r, trec: $("trec").checked });
+        const ans = await state.pool.request({ type: "view", show: r, trec: $("trec").checked }, onProgress);
         Object.assign(state.results, ans);
         showResults(state.results);
-        $("timing").textContent = "Updated in " + Math.round(performance.now() - t) + " ms (rate " + Math.round(r * 100) + "% was already run).";
-        $("timing").dataset.ms = (performance.now() - t).toFixed(1);
+        const ms = (state.viewAt || performance.now()) - t;
+        $("timing").textContent = "Updated in " + Math.round(ms) + " ms (rate " + Math.round(r * 100) + "% was already run; the inspector " + Math.round(performance.now() - t - ms) + " ms later).";
+        $("timing").dataset.ms = ms.toFixed(1);
       });
       return;
     }
@@ -343,7 +414,8 @@ function init() {
   $("cancel").addEventListener("click", () => {
     state.pool.terminate();
     state.queued = null;
-    const note = "Cancelled: the workers were restarted; the results on screen are from the last finished run. ";
+    const note = state.results ? "Cancelled: the workers were restarted; the results on screen are from the last finished run. " :
+      "Cancelled: the workers were restarted; no run has finished yet. ";
     startPool(note);
     setBusy(false);
     syncForm();

@@ -17,17 +17,16 @@ async function reproduceJob(started) {
   if (kind !== "demo" && kind !== "beir") throw new Error("Reproducing the study needs the built-in demo or a BEIR folder: choose one under Data.");
   const models = reproduceModels();
   if (models.length === 0) throw new Error("Choose at least one model to reproduce the study with.");
-  const seeds = Number($("reproduce-seeds").value);
-  if (!Number.isInteger(seeds) || seeds < 1) throw new Error("Seeds: want a whole number from 1 (the protocol uses 5).");
+  const seeds = seedsOf("reproduce-seeds", "Seeds of the study (the protocol uses 5)");
   const data = kind === "beir" ? await uploadBEIR() : "demo";
   setStatus("Reproducing the study on " + data + " with " + models.join(", ") + "…");
   const ans = await state.pool.request({ type: "reproduce", request: { data, models, seeds } }, onProgress);
   reproduction.markdown = ans.markdown;
   $("reproduction-output").innerHTML = ans.html; // escaped by package report
-  $("reproduction").hidden = false;
+  showPanel("reproduction");
   const s = (performance.now() - started) / 1000;
   $("reproduction").dataset.seconds = s.toFixed(1);
-  setStatus("Reproduced the study on " + data + " with " + models.join(", ") + ", " + seeds + " seed(s), in " + s.toFixed(1) + " s." +
+  setStatus("Reproduced the study on " + data + " with " + models.join(", ") + ", " + plural(seeds, "seed") + ", in " + s.toFixed(1) + " s." +
     (ans.warnings && ans.warnings.length ? " Warnings: " + ans.warnings.join("; ") : ""));
 }
 

@@ -1,0 +1,336 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/perturb"
+	"github.com/dreval/dreval/results"
+	"github.com/dreval/dreval/retrieval"
+)
+
+// A Session runs experiments one after another and keeps what a later
+// run can reuse, so that the browser's rate slider reruns only what a new
+// rate changes: the built-in collection loaded, each collection's hashes,
+// each model's index of a corpus with the vector of every query sequence
+// embedded and the ranking of every query sequence searched, every
+// query's values for each ranking, and every set of clean and perturbed
+// query ids. With nested perturbations a new rate leaves most queries as
+// some rate already run left them, so its runs are mostly made of
+// rankings and values already computed.
+//
+// Session.Run returns what Run returns for the same Config (Run is a
+// Run of a new Session): nothing kept changes a number. A Session assumes
+// that what it is given does not change between runs: the collections
+// of Config.Collections, and the model a name opens as long as its
+// fingerprints stay the same. Its memory grows with the distinct
+// queries searched; a Session is dropped to free it. Runs of one Session
+// do not overlap (Run waits for the one going).
+type Session struct {
+	// Search, when not nil, ranks dense queries in place of
+	// retrieval.TopK (the browser app splits them between its workers);
+	// it must return what TopK returns for the same arguments.
+	Search func(corpus, queries *retrieval.Matrix, opt retrieval.Options) ([][]retrieval.Hit, error)
+
+	mu          sync.Mutex
+	collections map[[2]string]*dataset.Collection
+	hashes      map[*dataset.Collection]*collectionHashes
+	indexes     map[indexKey]*memoIndex
+	queryIDs    map[queryIDsKey]*queryIDs
+}
+
+// NewSession returns an empty Session.
+func NewSession() *Session {
+	return &Session{
+		collections: map[[2]string]*dataset.Collection{},
+		hashes:      map[*dataset.Collection]*collectionHashes{},
+		indexes:     map[indexKey]*memoIndex{},
+		queryIDs:    map[queryIDsKey]*queryIDs{},
+	}
+}
+
+// Run runs the experiment cfg describes, as the package's Run does,
+// reusing what earlier runs of the session computed.
+func (s *Session) Run(ctx context.Context, cfg Config, progress func(Event)) (*results.Results, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return run(ctx, s, cfg, progress)
+}
+
+// collection returns the built-in collection name's split, loaded once;
+// other data is loaded by each run, since a directory may change between
+// runs.
+func (s *Session) collection(name, split string) (*dataset.Collection, error) {
+	if name != "demo" {
+		return dataset.Load(name, split)
+	}
+	key := [2]string{name, split}
+	if c, ok := s.collections[key]; ok {
+		return c, nil
+	}
+	c, err := dataset.Load(name, split)
+	if err != nil {
+		return nil, err
+	}
+	s.collections[key] = c
+	return c, nil
+}
+
+// collectionHashes are a collection's hashes, computed once.
+type collectionHashes struct {
+	collection, corpus string
+	encoded            map[bool]string // by Config.PassageText
+}
+
+func (s *Session) hashesOf(c *dataset.Collection) *collectionHashes {
+	h, ok := s.hashes[c]
+	if !ok {
+		h = &collectionHashes{collection: CollectionHash(c), corpus: CorpusHash(c.Corpus), encoded: map[bool]string{}}
+		s.hashes[c] = h
+	}
+	return h
+}
+
+func (h *collectionHashes) encodedHash(c *dataset.Collection, passageText bool) string {
+	e, ok := h.encoded[passageText]
+	if !ok {
+		if passageText {
+			e = EncodedCorpusHash(c.Corpus, true)
+		} else {
+			e = h.corpus // EncodedCorpusHash of the default text
+		}
+		h.encoded[passageText] = e
+	}
+	return e
+}
+
+// modelKey identifies what of a model a run's numbers depend on: its
+// name (run names), kind, fingerprints (both towers, their tokenizers,
+// the score) and analyser.
+func modelKey(m *Model) string {
+	return strings.Join([]string{m.Name, string(m.Kind), m.Fingerprint, m.Query.Fingerprint, m.Document.Fingerprint,
+		m.Query.Tokenizer.Fingerprint(), m.Document.Tokenizer.Fingerprint(), string(m.Score), m.AnalyzerName}, "\x00")
+}
+
+// indexKey identifies an index: a model's of one collection, with the
+// document text it encoded.
+type indexKey struct {
+	c           *dataset.Collection
+	model       string
+	passageText bool
+}
+
+// memoIndex is an index with the rankings of every query sequence it
+// searched, at each k, and for each ranking every query's values under
+// each convention.
+type memoIndex struct {
+	idx index
+	// docs are a dense index's corpus vectors: a later run reuses the
+	// index only when its corpus vectors are these.
+	docs   *retrieval.Matrix
+	ranked map[rankKey]*ranking
+}
+
+type rankKey struct {
+	ids string // idsKey
+	k   int
+}
+
+// ranking is one query sequence's ranked list, and the values of every
+// query scored on it: vals[scoreKey] is nil when the convention leaves
+// the query out.
+type ranking struct {
+	list metrics.Ranked
+	vals map[scoreKey][]float64
+}
+
+type scoreKey struct {
+	qid   string
+	conv  metrics.Convention
+	names string // the measures, joined
+}
+
+// search returns the ranking of each sequence of ids (queries names them
+// in errors), searching idx only for the sequences not searched before,
+// in one batch.
+func (x *memoIndex) search(ids [][]int32, names []string, k int) ([]*ranking, error) {
+	out := make([]*ranking, len(ids))
+	var todo [][]int32
+	var todoNames []string
+	var todoAt []int
+	fresh := map[rankKey]int{} // a sequence's position in todo
+	for i, s := range ids {
+		key := rankKey{idsKey(s), k}
+		if r, ok := x.ranked[key]; ok {
+			out[i] = r
+			continue
+		}
+		if _, ok := fresh[key]; ok {
+			continue
+		}
+		fresh[key] = len(todo)
+		todo, todoNames, todoAt = append(todo, s), append(todoNames, names[i]), append(todoAt, i)
+	}
+	if len(todo) > 0 {
+		lists, err := x.idx.search(todo, todoNames, k)
+		if err != nil {
+			return nil, err
+		}
+		for j, l := range lists {
+			x.ranked[rankKey{idsKey(todo[j]), k}] = &ranking{list: l, vals: map[scoreKey][]float64{}}
+		}
+	}
+	for i, s := range ids {
+		if out[i] == nil {
+			out[i] = x.ranked[rankKey{idsKey(s), k}]
+		}
+	}
+	return out, nil
+}
+
+// queryIDsKey identifies a run's query ids: clean (zero perturbation) or
+// perturbed, of one collection's judged queries, by one tokenizer.
+type queryIDsKey struct {
+	c         *dataset.Collection
+	model     string
+	perturbed perturb.Config // with rate and seed; the zero Config for the clean ids
+}
+
+// queryIDs are the ids of a run's queries and, perturbed, what the
+// perturbation did; decoded says whether the id modes' results hold the
+// decoded texts (clean: the decoded clean ids, once they were needed).
+type queryIDs struct {
+	ids      [][]int32
+	perturbs []perturb.Result
+	decoded  bool
+	texts    []string
+}
+
+// cleanIDs returns the clean ids of queries by m's query tokenizer:
+// the queries a run of task searches in collection c.
+func (s *Session) cleanIDs(c *dataset.Collection, m *Model, task string, queries []dataset.Query) [][]int32 {
+	key := queryIDsKey{c: c, model: modelKey(m) + "\x00" + task}
+	if q, ok := s.queryIDs[key]; ok && len(q.ids) == len(queries) {
+		return q.ids
+	}
+	clean := make([][]int32, len(queries))
+	for i, q := range queries {
+		clean[i] = m.Query.Tokenizer.EncodeIDs(q.Text)
+	}
+	s.queryIDs[key] = &queryIDs{ids: clean}
+	return clean
+}
+
+// perturbedIDs returns perturbQueries' result for pc, computed once;
+// with decode, the results of an id mode hold the decoded texts (the
+// clean ones decoded once per query set).
+func (s *Session) perturbedIDs(c *dataset.Collection, m *Model, task string, pc perturb.Config, queries []dataset.Query, clean [][]int32, decode bool) ([][]int32, []perturb.Result, error) {
+	set := modelKey(m) + "\x00" + task
+	key := queryIDsKey{c: c, model: set, perturbed: pc}
+	q, ok := s.queryIDs[key]
+	if !ok {
+		ids, res, err := perturbQueries(pc, m.Query.Tokenizer, queries, clean)
+		if err != nil {
+			return nil, nil, err
+		}
+		q = &queryIDs{ids: ids, perturbs: res, decoded: !pc.Mode.IsID()}
+		s.queryIDs[key] = q
+	}
+	if decode && !q.decoded {
+		cq := s.queryIDs[queryIDsKey{c: c, model: set}]
+		if cq.texts == nil {
+			cq.texts = make([]string, len(cq.ids))
+			for i, ids := range cq.ids {
+				cq.texts[i] = m.Query.Tokenizer.Decode(ids, false)
+			}
+		}
+		for i := range q.perturbs {
+			p := &q.perturbs[i]
+			p.Decoded, p.PerturbedDecoded = cq.texts[i], m.Query.Tokenizer.Decode(p.PerturbedIDs, false)
+		}
+		q.decoded = true
+	}
+	return q.ids, q.perturbs, nil
+}
+
+// scoreRun scores run (its rankings, by query) as score does, each
+// query's values computed once per ranking.
+func (r *runner) scoreRun(qrels metrics.Qrels, rankings map[string]*ranking, td *taskData) (*results.RunResult, error) {
+	run := make(metrics.Run, len(rankings))
+	for qid, rk := range rankings {
+		run[qid] = rk.list
+	}
+	if !judged(td) {
+		return &results.RunResult{Run: run}, nil
+	}
+	rr := &results.RunResult{Run: run, Means: results.Values{}, Queries: map[metrics.Convention]int{}, PerQuery: map[string]results.Values{}}
+	qids := run.QueryIDs()
+	for _, sc := range r.scoring {
+		ev, err := metrics.NewEvaluator(qrels, sc.measures, metrics.Options{Convention: sc.conv, Complete: true})
+		if err != nil {
+			return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
+		}
+		names := strings.Join(sc.names, ",")
+		for _, qid := range qids {
+			rk := rankings[qid]
+			key := scoreKey{qid: qid, conv: sc.conv, names: names}
+			if vals, ok := rk.vals[key]; ok {
+				if err := ev.Reuse(qid, vals); err != nil {
+					return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
+				}
+				continue
+			}
+			vals, err := ev.Add(qid, rk.list)
+			if err != nil {
+				return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
+			}
+			rk.vals[key] = vals
+		}
+		res, err := ev.Finish()
+		if err != nil {
+			return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
+		}
+		r.addScores(rr, sc, res)
+	}
+	return rr, nil
+}
+
+// addScores adds the evaluation res of convention sc to rr.
+func (r *runner) addScores(rr *results.RunResult, sc scoring, res *metrics.Result) {
+	for i, m := range sc.measures {
+		rr.Means.Set(sc.conv, m.String(), res.All[i])
+	}
+	rr.Queries[sc.conv] = res.NumQ
+	set := func(qid string, vals []float64) {
+		qv := rr.PerQuery[qid]
+		if qv == nil {
+			qv = results.Values{}
+			rr.PerQuery[qid] = qv
+		}
+		per := make(map[string]float64, len(sc.measures))
+		for i, m := range sc.measures {
+			v := 0.0 // Complete: a query missing from the run scores 0
+			if vals != nil {
+				v = vals[i]
+			}
+			per[m.String()] = v
+		}
+		qv[sc.conv] = per
+	}
+	for qid, vals := range res.PerQuery {
+		set(qid, vals)
+	}
+	for _, qid := range res.Missing {
+		set(qid, nil)
+	}
+}
+
+// sameMatrix reports whether a and b hold the same vectors.
+func sameMatrix(a, b *retrieval.Matrix) bool {
+	return a != nil && b != nil && a.Rows == b.Rows && a.Dim == b.Dim && slices.Equal(a.Data, b.Data)
+}

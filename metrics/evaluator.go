@@ -1,0 +1,81 @@
+package metrics
+
+import "fmt"
+
+// An Evaluator scores a run query by query, as Evaluate does, for a
+// caller that scores many runs sharing most of their lists (the runs of
+// a rate sweep, where most queries come out of a perturbation unchanged):
+// Reuse takes the values Add returned for an equal list earlier, so each
+// distinct list is scored once. Finish gives the Result Evaluate gives
+// for the same lists.
+type Evaluator struct {
+	e     *evaluator
+	seen  map[string]struct{}
+	added map[string]bool
+}
+
+// NewEvaluator returns an Evaluator of measures against qrels, checked as
+// Evaluate checks them.
+func NewEvaluator(qrels Qrels, measures []Measure, opts Options) (*Evaluator, error) {
+	e, err := newEvaluator(qrels, measures, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Evaluator{e: e, seen: map[string]struct{}{}, added: map[string]bool{}}, nil
+}
+
+// Add scores query qid's list (ordered by the convention, as Evaluate
+// orders it; list is not modified) and returns its values, indexed like
+// the measures, or nil when the convention leaves the query out (not in
+// the qrels; under st and dureader, without a relevant document). A
+// document listed twice, a score that is NaN or infinite, or a query
+// added twice is an error.
+func (v *Evaluator) Add(qid string, list Ranked) ([]float64, error) {
+	if err := v.once(qid); err != nil {
+		return nil, err
+	}
+	clear(v.seen)
+	for _, d := range list {
+		if _, dup := v.seen[d.DocID]; dup {
+			return nil, fmt.Errorf("query %q: document %q listed twice: expected each (query, document) pair once", qid, d.DocID)
+		}
+		v.seen[d.DocID] = struct{}{}
+	}
+	if err := v.e.add(qid, list); err != nil {
+		return nil, err
+	}
+	return v.e.res.PerQuery[qid], nil
+}
+
+// Reuse records query qid with the values an earlier Add returned for
+// the same query and an equal list, under the same qrels, measures and
+// options (nil: the query is left out); the values are kept, not copied.
+func (v *Evaluator) Reuse(qid string, vals []float64) error {
+	if err := v.once(qid); err != nil {
+		return err
+	}
+	if _, ok := v.e.counted(qid); !ok {
+		if vals != nil {
+			return fmt.Errorf("query %q: values reused for a query the %s convention leaves out", qid, v.e.opts.Convention)
+		}
+		return nil
+	}
+	if len(vals) != len(v.e.measures) {
+		return fmt.Errorf("query %q: %d values reused for %d measures", qid, len(vals), len(v.e.measures))
+	}
+	v.e.res.PerQuery[qid] = vals
+	return nil
+}
+
+// once fails when qid was added before.
+func (v *Evaluator) once(qid string) error {
+	if v.added[qid] {
+		return fmt.Errorf("query %q added twice", qid)
+	}
+	v.added[qid] = true
+	return nil
+}
+
+// Finish returns the Result: the missing queries scored as Evaluate
+// scores them, every mean over the queries in id order.
+func (v *Evaluator) Finish() (*Result, error) { return v.e.finish() }

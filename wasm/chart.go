@@ -1,0 +1,91 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/dreval/dreval/results"
+	"github.com/dreval/dreval/ui"
+)
+
+// The page's chart overlays every model run with the same data,
+// perturbation and seeds: each run adds its model's points (the clean
+// run and every rate's mean over seeds), so the opening sweep, the rates
+// the slider visited and the models run since all show. With nested
+// perturbations a rate's numbers do not depend on the run it was part
+// of, so points of different runs belong on one line.
+
+// sweepPoints are the chart points of every model run with one sweepKey.
+type sweepPoints struct {
+	models []string // in the order first run
+	points map[string]map[float64]ui.ChartPoint
+}
+
+// sweepKey says which runs share a chart: same data, split, mode, seeds
+// and k.
+func (q runRequest) sweepKey() string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%d\x00%d", q.Data, q.Split, q.Mode, q.Seeds, q.FirstSeed, q.K)
+}
+
+// addPoints adds the points of res's first dataset's models to the chart
+// of key.
+func (a *app) addPoints(key string, res *results.Results) {
+	if len(res.Datasets) == 0 || res.Datasets[0].QrelsAbsent {
+		return
+	}
+	sp := a.charts[key]
+	if sp == nil {
+		sp = &sweepPoints{points: map[string]map[float64]ui.ChartPoint{}}
+		a.charts[key] = sp
+	}
+	for _, mr := range res.Datasets[0].Models {
+		s, err := ui.SeriesOf(mr, ui.ChartMeasure)
+		if err != nil {
+			continue
+		}
+		pts := sp.points[mr.Model]
+		if pts == nil {
+			pts = map[float64]ui.ChartPoint{}
+			sp.points[mr.Model] = pts
+			sp.models = append(sp.models, mr.Model)
+		}
+		for _, p := range s.Points {
+			pts[p.Rate] = p
+		}
+	}
+}
+
+// chart returns the chart of sel: the series of every model run with
+// settings key, the selected model's first, the selected rate marked.
+func (a *app) chart(res *results.Results, sel ui.Selection, key string) (*ui.RateChart, error) {
+	own, err := ui.NewRateChart(res, sel, ui.ChartMeasure)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	sp := a.charts[key]
+	a.mu.Unlock()
+	if sp == nil {
+		return own, nil
+	}
+	selected := own.Series[0].Model
+	var series []ui.ChartSeries
+	for _, m := range append([]string{selected}, sp.models...) {
+		if m == selected && len(series) > 0 {
+			continue
+		}
+		s := ui.ChartSeries{Model: m}
+		for _, p := range sp.points[m] {
+			s.Points = append(s.Points, p)
+		}
+		slices.SortFunc(s.Points, func(x, y ui.ChartPoint) int { return cmp.Compare(x.Rate, y.Rate) })
+		if len(s.Points) > 0 {
+			series = append(series, s)
+		}
+	}
+	own.Series = series
+	return own, nil
+}
