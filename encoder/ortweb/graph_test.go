@@ -3,9 +3,9 @@ package ortweb_test
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
-	"math"
 	"reflect"
 	"testing"
 
