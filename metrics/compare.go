@@ -5,8 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // DefaultPermutations and DefaultResamples are the numbers of randomization
@@ -220,8 +218,7 @@ func tTest(d []float64) float64 {
 		return 0
 	}
 	t := mean / (sd / math.Sqrt(float64(n)))
-	dist := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}
-	return math.Min(1, 2*dist.Survival(math.Abs(t)))
+	return studentTTwoSided(math.Abs(t), n-1)
 }
 
 // bootstrapCIs returns the percentile-bootstrap interval of mean(d) at

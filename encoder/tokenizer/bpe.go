@@ -360,36 +360,9 @@ func (m *bpe) mergeSmall(syms []bpeSym) {
 // ordered by rank then position, dropping the ones merges made stale.
 func (m *bpe) mergeHeap(syms []bpeSym, s *bpeScratch) {
 	h := s.heap[:0]
-	push := func(x bpeMerge) {
-		h = append(h, x)
-		for i := len(h) - 1; i > 0; {
-			p := (i - 1) / 2
-			if !mergeLess(h[i], h[p]) {
-				break
-			}
-			h[i], h[p] = h[p], h[i]
-			i = p
-		}
-	}
-	pop := func() bpeMerge {
-		top := h[0]
-		n := len(h) - 1
-		h[0] = h[n]
-		h = h[:n]
-		for i := 0; ; {
-			l, r, small := 2*i+1, 2*i+2, i
-			if l < n && mergeLess(h[l], h[small]) {
-				small = l
-			}
-			if r < n && mergeLess(h[r], h[small]) {
-				small = r
-			}
-			if small == i {
-				break
-			}
-			h[i], h[small] = h[small], h[i]
-			i = small
-		}
+	push := func(x bpeMerge) { h = pushHeap(h, x, mergeLess) }
+	pop := func() (top bpeMerge) {
+		top, h = popHeap(h, mergeLess)
 		return top
 	}
 	for i := 0; i+1 < len(syms); i++ {

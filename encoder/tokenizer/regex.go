@@ -508,6 +508,23 @@ func (p *rparser) hex(n int) rune {
 	return v
 }
 
+// posixName reports whether s can name a POSIX bracket ([:alpha:], [:^digit:]):
+// letters after an optional "^". Anything else after "[:" opens a nested class.
+func posixName(s string) bool {
+	s = strings.TrimPrefix(s, "^")
+	if s == "" || len(s) > 20 {
+		return false
+	}
+	for _, c := range s {
+		if c < 'a' || c > 'z' {
+			if c < 'A' || c > 'Z' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // class parses a bracket class after its "[".
 func (p *rparser) class() (*rclass, error) {
 	cl := &rclass{}
@@ -535,14 +552,14 @@ func (p *rparser) class() (*rclass, error) {
 			return &rclass{neg: cl.neg, and: []*rclass{left, rest}}, nil
 		}
 		if strings.HasPrefix(p.src[p.pos:], "[:") {
-			if end := strings.Index(p.src[p.pos:], ":]"); end > 0 {
-				name := p.src[p.pos+2 : p.pos+end]
+			if end := strings.Index(p.src[p.pos+2:], ":]"); end >= 0 && posixName(p.src[p.pos+2:p.pos+2+end]) {
+				name := p.src[p.pos+2 : p.pos+2+end]
 				neg := strings.HasPrefix(name, "^")
 				pr, ok := posixProp(strings.TrimPrefix(name, "^"))
 				if !ok {
 					return nil, p.errorf("invalid POSIX bracket type %q", name)
 				}
-				p.pos += end + 2
+				p.pos += end + 4
 				cl.subs = append(cl.subs, &rclass{props: []rprop{pr}, neg: neg})
 				continue
 			}

@@ -27,6 +27,9 @@ func TestRegexMatches(t *testing.T) {
 		{`^\w|\w$`, "abc", []string{"a", "c"}},
 		{`x*`, "axb", []string{"", "x", ""}},
 		{`(\d*)*$`, "123", []string{"123"}},
+		{`[[:alpha:]]+`, "ab1c", []string{"ab", "c"}},
+		{`[[:^digit:]]+`, "a1b", []string{"a", "b"}},
+		{`[x[:]]+`, "x:a", []string{"x:"}},
 	} {
 		re, err := compileRegex(c.pattern)
 		if err != nil {

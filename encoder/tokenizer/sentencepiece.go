@@ -450,6 +450,12 @@ type spmPair struct {
 	size        int32
 }
 
+// spmFirst reports whether pair a merges before b: the higher score, then
+// the leftmost, as SentencePiece's agenda orders them.
+func spmFirst(a, b spmPair) bool {
+	return a.score > b.score || a.score == b.score && a.left < b.left
+}
+
 // encodeBPE is SentencePiece's BPE: symbols start as characters (a
 // user-defined piece is one frozen symbol); the adjacent pair whose
 // concatenation is a piece with the highest score is merged first (the
@@ -476,40 +482,10 @@ func (m *spmModel) encodeBPE(norm []byte, sc *spmScratch) []spmOut {
 		i += n
 	}
 	h := sc.heap[:0]
-	var rev map[string]int32          // an unused piece -> the length of the left part it was merged from
-	less := func(a, b spmPair) bool { // a has lower priority than b
-		return a.score < b.score || a.score == b.score && a.left > b.left
-	}
-	push := func(x spmPair) {
-		h = append(h, x)
-		for i := len(h) - 1; i > 0; {
-			p := (i - 1) / 2
-			if !less(h[p], h[i]) {
-				break
-			}
-			h[i], h[p] = h[p], h[i]
-			i = p
-		}
-	}
-	pop := func() spmPair {
-		top := h[0]
-		n := len(h) - 1
-		h[0] = h[n]
-		h = h[:n]
-		for i := 0; ; {
-			l, r, big := 2*i+1, 2*i+2, i
-			if l < n && less(h[big], h[l]) {
-				big = l
-			}
-			if r < n && less(h[big], h[r]) {
-				big = r
-			}
-			if big == i {
-				break
-			}
-			h[i], h[big] = h[big], h[i]
-			i = big
-		}
+	var rev map[string]int32 // an unused piece -> the length of the left part it was merged from
+	push := func(x spmPair) { h = pushHeap(h, x, spmFirst) }
+	pop := func() (top spmPair) {
+		top, h = popHeap(h, spmFirst)
 		return top
 	}
 	maybeAdd := func(left, right int32) {

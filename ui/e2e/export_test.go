@@ -98,7 +98,19 @@ func TestDownloadsEqualTheCLIsFiles(t *testing.T) {
 			return
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s: %s differs from the CLI's (%d bytes, the CLI's %d)", what, file, len(got), len(want))
+			g, w := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
+			line := 0
+			for line < min(len(g), len(w)) && bytes.Equal(g[line], w[line]) {
+				line++
+			}
+			var gl, wl []byte
+			if line < len(g) {
+				gl = g[line]
+			}
+			if line < len(w) {
+				wl = w[line]
+			}
+			t.Errorf("%s: %s differs from the CLI's (%d bytes, the CLI's %d); first at line %d:\n page %q\n CLI  %q", what, file, len(got), len(want), line+1, gl, wl)
 		}
 	}
 	same("comparisons.csv download", []byte(ex.CSV), "comparisons.csv")
