@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "bench: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-sections="${SECTIONS:-metrics tokenizer search encoder ort static}"
+sections="${SECTIONS:-metrics tokenizer search encoder ort static ortweb}"
 for s in $sections; do
   echo
   echo "### $s"
@@ -20,6 +20,7 @@ for s in $sections; do
     encoder)   scripts/bench-encoder.sh ;;
     ort)       scripts/bench-ort.sh ;;
     static)    if [ -x scripts/bench-static.sh ]; then scripts/bench-static.sh; fi ;;
+    ortweb)    scripts/bench-ortweb.sh ;;
     *) echo "bench: unknown section $s" >&2; exit 2 ;;
   esac
 done

@@ -56,12 +56,12 @@ func (a *app) demoVectors(ctx context.Context, name, e string) error {
 	base := "data/demo/" + name
 	b, err := fetchShared(base+".json", 0, "")
 	if err != nil {
-		a.current.note(fmt.Sprintf("no precomputed demo vectors of %s here (%v): encoding the %d documents", name, err, len(coll.Corpus)))
+		a.current.note(fmt.Sprintf("No precomputed demo vectors of %s here (%v): encoding the %d documents.", name, err, len(coll.Corpus)))
 		return nil
 	}
 	var meta demoMeta
 	if err := json.Unmarshal(b, &meta); err != nil {
-		a.current.note(fmt.Sprintf("%s.json is not demo metadata (%v): encoding the %d documents", base, err, len(coll.Corpus)))
+		a.current.note(fmt.Sprintf("%s.json is not demo metadata (%v): encoding the %d documents.", base, err, len(coll.Corpus)))
 		return nil
 	}
 	why := ""
@@ -86,12 +86,12 @@ func (a *app) demoVectors(ctx context.Context, name, e string) error {
 		}
 	}
 	if why != "" {
-		a.current.note(fmt.Sprintf("the site's precomputed demo vectors of %s are not used: %s; encoding the %d documents", name, why, len(coll.Corpus)))
+		a.current.note(fmt.Sprintf("The site's precomputed demo vectors of %s are not used: %s; encoding the %d documents.", name, why, len(coll.Corpus)))
 		return nil
 	}
 	npy, err := fetchShared(base+".npy", 0, "")
 	if err != nil {
-		a.current.note(fmt.Sprintf("the site's precomputed demo vectors of %s could not be read (%v): encoding the %d documents", name, err, len(coll.Corpus)))
+		a.current.note(fmt.Sprintf("The site's precomputed demo vectors of %s could not be read (%v): encoding the %d documents.", name, err, len(coll.Corpus)))
 		return nil
 	}
 	mat, err := retrieval.ReadNPY(bytes.NewReader(npy), base+".npy")
@@ -105,6 +105,6 @@ func (a *app) demoVectors(ctx context.Context, name, e string) error {
 		TokenizerFingerprint: meta.TokenizerFingerprint, CorpusSHA256: hash, Rows: mat.Rows, Dim: mat.Dim}); err != nil {
 		return err
 	}
-	a.current.note(fmt.Sprintf("the %d demo documents' vectors came precomputed (%s.npy, engine %s): only the queries were encoded", mat.Rows, base, meta.Engine))
+	a.current.note(fmt.Sprintf("The %d demo documents' vectors came precomputed (%s.npy, engine %s): only the queries were encoded.", mat.Rows, base, meta.Engine))
 	return nil
 }
