@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/serve"
 )
 
 // The browser figures, measured in headless Chromium against the plain
@@ -165,13 +167,15 @@ func BenchmarkBrowserSliderAfterSweep(b *testing.B) {
 
 // rawORTWeb times one onnxruntime-web session in the page's main thread,
 // as a page that uses onnxruntime-web alone would: the site's
-// ort.wasm.min.js, one thread, MiniLM's model.onnx, batches of 16 x 32
+// ort.wasm.min.js, one thread, the installed MiniLM's model.onnx (served
+// as bench/model.onnx: the site ships the weights, from which the page
+// builds the same graph), batches of 16 x 32
 // tokens, for about 8 s after a warm-up run. It answers texts/s.
 const rawORTWeb = `(async () => {
   await new Promise((resolve, reject) => { const s = document.createElement("script"); s.src = "ort/ort.wasm.min.js"; s.onload = resolve; s.onerror = () => reject(new Error("ort/ort.wasm.min.js")); document.head.appendChild(s); });
   ort.env.wasm.numThreads = 1;
   ort.env.wasm.wasmPaths = new URL("ort/", location.href).href;
-  const model = new Uint8Array(await (await fetch("models/minilm/model.onnx")).arrayBuffer());
+  const model = new Uint8Array(await (await fetch("bench/model.onnx")).arrayBuffer());
   const sess = await ort.InferenceSession.create(model, {executionProviders: ["wasm"]});
   const B = 16, L = 32;
   const ids = new BigInt64Array(B * L), mask = new BigInt64Array(B * L).fill(1n), types = new BigInt64Array(B * L);
@@ -197,8 +201,16 @@ const rawORTWeb = `(async () => {
 //
 //	go test ./ui/e2e -run '^$' -bench ORTWebPage -benchtime 1x
 func BenchmarkORTWebPage(b *testing.B) {
-	sharedtest.ModelDir(b, "minilm")
-	ctx, url := browser(b, 20*time.Minute, staticHost(ortSite(b), true))
+	onnx := filepath.Join(sharedtest.ModelDir(b, "minilm"), "model.onnx")
+	mux := http.NewServeMux()
+	mux.Handle("/", staticHost(ortSite(b), true))
+	mux.HandleFunc("/bench/model.onnx", func(w http.ResponseWriter, r *http.Request) {
+		for k, v := range serve.IsolationHeaders {
+			w.Header().Set(k, v)
+		}
+		http.ServeFile(w, r, onnx)
+	})
+	ctx, url := browser(b, 20*time.Minute, mux)
 	load(b, ctx, url)
 	workers := eval[int](b, ctx, `state.pool.size`)
 	var raw, one, all float64

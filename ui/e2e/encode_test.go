@@ -54,6 +54,21 @@ func staticEncoder(t testing.TB) *experiment.TextEncoder {
 	return te
 }
 
+// withEngine returns the document fingerprint of the installed static
+// model opened with engine e.
+func withEngine(t testing.TB, e string) string {
+	t.Helper()
+	m, err := experiment.DefaultRegistry().Open(context.Background(), "static", experiment.ModelOptions{Engine: "go", ModelsDir: sharedtest.ModelsDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := m.WithEngine(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.Document.Fingerprint
+}
+
 // encodingServer serves the test site as "dreval serve" does, with enc
 // answering /api/encode for the model static, and counts the requests.
 func encodingServer(t testing.TB, enc serve.Encoder, count *encodeCounter) http.Handler {
@@ -137,7 +152,9 @@ func TestServerEncode(t *testing.T) {
 		note     string // in the engine note
 	}{
 		{"same engine", testEncoder{TextEncoder: te, engine: te.Engine()}, true, "Encoding on the server (static token table)"},
-		{"other engine", testEncoder{TextEncoder: te, engine: "ort"}, true, "Encoding on the server (ONNX Runtime)"},
+		// A server on another engine of the same model: the fingerprint
+		// the model has with that engine.
+		{"other engine", printedEncoder{testEncoder{TextEncoder: te, engine: "ort"}, withEngine(t, "ort")}, true, "Encoding on the server (ONNX Runtime)"},
 		{"same fingerprint", printedEncoder{testEncoder{TextEncoder: te, engine: te.Engine()}, te.Fingerprint()}, true, "Encoding on the server"},
 		{"other model", printedEncoder{testEncoder{TextEncoder: te, engine: te.Engine()}, "another-model-0123"}, false, "is another model than the one it serves to this page"},
 	} {
