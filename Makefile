@@ -2,7 +2,7 @@
 GO ?= go
 BUILD := build
 
-.PHONY: all setup build run test bench wasm worker results golden-tokenizer clean
+.PHONY: all setup build beam run test bench wasm worker results golden-tokenizer clean
 
 all: build
 
@@ -17,6 +17,10 @@ wasm:
 ## build: the native CLI in build/dreval, with the browser app embedded
 build: wasm
 	$(GO) build -o $(BUILD)/dreval ./cmd/dreval
+
+## beam: the Apache Beam pipeline in build/dreval-beam (its own module, beam/; README "Past one machine")
+beam:
+	cd beam && $(GO) build -o ../$(BUILD)/dreval-beam ./cmd/dreval-beam
 
 ## run: the main job: the robustness experiment on the built-in demo collection
 run: setup build

@@ -50,6 +50,18 @@ func LoadFS(fsys fs.FS, dir, split string) (*Collection, error) {
 	return loadBEIR(sub, dir, path.Base(path.Clean(dir)), split, true)
 }
 
+// LoadTopicsFS loads the queries and qrels (or answers) of the BEIR folder
+// at dir of fsys, as LoadTopics does from disk: the corpus is not read
+// (Corpus is nil). A pipeline that streams the corpus elsewhere plans its
+// queries with it.
+func LoadTopicsFS(fsys fs.FS, dir, split string) (*Collection, error) {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("dataset %s: %w", dir, err)
+	}
+	return loadBEIR(sub, dir, path.Base(path.Clean(dir)), split, false)
+}
+
 // IsFile reports whether file (slash-separated, relative to a collection
 // folder) is one the loaders read: corpus.jsonl, queries.jsonl or
 // queries.<split>.jsonl, qrels/<split>.tsv, answers.jsonl and

@@ -3,6 +3,8 @@ package encoder
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"path"
 
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/modelfiles"
@@ -111,6 +113,13 @@ type Options struct {
 	BatchSize int
 	// Progress, when not nil, is called after each batch.
 	Progress Progress
+	// ONNXFile, when set, chooses the model folder's ONNX graph
+	// (modelfiles.PickONNX's want: a file such as
+	// onnx/model_quantized.onnx, or a variant such as quantized or fp16).
+	// The ort engine runs it; Load (the pure-Go engine) then reads its
+	// weights from it instead of the folder's weights files, and refuses a
+	// graph it cannot run (onnx.NotPureGoError).
+	ONNXFile string
 }
 
 // WeightFiles returns the weight file names Load looks for, in order
@@ -124,9 +133,10 @@ func WeightFiles() []string { return modelfiles.Weights() }
 const ONNXFile = modelfiles.ONNX
 
 // WeightFile returns the name of the weights file Load reads in d: the
-// first of WeightFiles present, else ONNXFile.
+// first of WeightFiles present, else ONNXFile, else onnx/model.onnx (a
+// folder laid out for Transformers.js, with graphs only).
 func WeightFile(d Dir) (string, error) {
-	for _, name := range append(WeightFiles(), ONNXFile) {
+	for _, name := range append(WeightFiles(), ONNXFile, modelfiles.ONNXFolder+"/"+ONNXFile) {
 		ok, err := d.Exists(name)
 		if err != nil {
 			return "", err
@@ -135,7 +145,43 @@ func WeightFile(d Dir) (string, error) {
 			return name, nil
 		}
 	}
-	return "", fmt.Errorf("%s holds no weights (expected one of %v, or %s)", d.Name(), WeightFiles(), ONNXFile)
+	return "", fmt.Errorf("%s holds no weights (expected one of %v, or %s or %s)", d.Name(), WeightFiles(), ONNXFile, modelfiles.ONNXFolder+"/"+ONNXFile)
+}
+
+// ONNXGraphs returns the ONNX graphs of d (modelfiles.IsONNXGraph: .onnx
+// files at the top and in its onnx/ folder), sorted.
+func ONNXGraphs(d Dir) ([]string, error) {
+	var files []string
+	for _, sub := range []string{".", modelfiles.ONNXFolder} {
+		es, err := fs.ReadDir(d.fsys, path.Join(d.dir, sub))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return nil, d.named(sub, err)
+		}
+		for _, e := range es {
+			f := path.Join(sub, e.Name())
+			if !e.IsDir() && modelfiles.IsONNXGraph(f) {
+				files = append(files, f)
+			}
+		}
+	}
+	return modelfiles.ONNXGraphs(files), nil
+}
+
+// PickONNX returns the ONNX graph of d that want chooses (see
+// modelfiles.PickONNX); the error names d.
+func PickONNX(d Dir, want string) (string, error) {
+	files, err := ONNXGraphs(d)
+	if err != nil {
+		return "", err
+	}
+	f, err := modelfiles.PickONNX(files, want)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", d.Name(), err)
+	}
+	return f, nil
 }
 
 // LoadTokenizer reads the tokenizer of the model in d, in any of the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/tensor"
@@ -274,7 +275,10 @@ func ReadSettings(d Dir, o Options) (*Settings, error) {
 	}
 	t := s.Transformer
 	weights, werr := WeightFile(t)
-	isONNX := werr == nil && weights == ONNXFile
+	if o.ONNXFile != "" {
+		weights, werr = PickONNX(t, o.ONNXFile)
+	}
+	isONNX := werr == nil && strings.HasSuffix(weights, ".onnx")
 	s.ConfigPath, s.Weights = t.Path("config.json"), weights
 	haveCfg := true
 	b, err := t.ReadFile("config.json")

@@ -1,6 +1,7 @@
 package encoder
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -117,6 +118,12 @@ func WeightNames(d Dir, file string) ([]string, error) {
 	}
 	if format == formatONNX {
 		set, _, err := readONNX(d, file)
+		var np *onnx.NotPureGoError
+		if errors.As(err, &np) {
+			// A graph only ONNX Runtime runs (quantized, float16,
+			// another exporter's): its initializers' names as they are.
+			return onnxInitializerNames(d, file)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -143,4 +150,22 @@ func WeightNames(d Dir, file string) ([]string, error) {
 		return nil, err
 	}
 	return c.Names(), nil
+}
+
+// onnxInitializerNames returns the names of the initializers of the ONNX
+// graph file of d.
+func onnxInitializerNames(d Dir, file string) ([]string, error) {
+	b, err := d.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	m, err := onnx.Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", d.Path(file), err)
+	}
+	names := make([]string, len(m.Graph.Initializers))
+	for i, t := range m.Graph.Initializers {
+		names[i] = t.Name
+	}
+	return names, nil
 }

@@ -56,6 +56,18 @@ type Config struct {
 	K int
 	// Cache stores corpus embeddings between runs; nil disables caching.
 	Cache Cache
+	// Embeddings, when set, gives the dense models' corpus vectors made
+	// beforehand (ShardDir: the shards of "dreval encode -shard I/N" or
+	// of the Beam pipeline), checked against each model's document tower
+	// and the corpus, instead of encoding the corpus; Cache is then not
+	// used for dense models.
+	Embeddings CorpusEmbeddings
+	// Rankings, when set, answers the dense models' searches with
+	// rankings made elsewhere (the Beam pipeline encodes the queries and
+	// searches the corpus shards on its workers): Run neither encodes the
+	// corpus nor the queries of dense models, and scores what Rankings
+	// returns as it scores its own searches.
+	Rankings Rankings
 	// Examples is the number of decoded perturbed queries kept per model
 	// and rate; 0 means DefaultExamples, a negative value none.
 	Examples int

@@ -45,6 +45,9 @@ func (r *runner) index(c *dataset.Collection, dsName, corpusHash string, m *Mode
 		r.emit(Event{Step: StepIndex, Dataset: dsName, Model: m.Name, Done: len(c.Corpus), Total: len(c.Corpus), Unit: "docs"})
 		return idx, "", nil
 	}
+	if r.cfg.Rankings != nil {
+		return rankedIndex{r.cfg.Rankings, dsName, m}, CorpusPrecomputed, nil
+	}
 	mat, state, err := r.corpusVectors(c, dsName, corpusHash, m)
 	if err != nil {
 		return nil, "", err
@@ -58,7 +61,7 @@ func (r *runner) index(c *dataset.Collection, dsName, corpusHash string, m *Mode
 // ModelResult.CorpusCache.
 func (r *runner) corpusVectors(c *dataset.Collection, dsName, corpusHash string, m *Model) (*retrieval.Matrix, string, error) {
 	mat, src, err := CorpusVectors(r.ctx, m, c.Corpus, CorpusOptions{
-		Cache: r.cfg.Cache, PassageText: r.cfg.PassageText, CorpusHash: corpusHash,
+		Cache: r.cfg.Cache, Embeddings: r.cfg.Embeddings, PassageText: r.cfg.PassageText, CorpusHash: corpusHash,
 		Progress: func(done, total int) {
 			r.emit(Event{Step: StepEncodeCorpus, Dataset: dsName, Model: m.Name, Done: done, Total: total, Unit: "docs"})
 		},
@@ -67,6 +70,8 @@ func (r *runner) corpusVectors(c *dataset.Collection, dsName, corpusHash string,
 		return nil, "", err
 	}
 	switch {
+	case src.State == CorpusPrecomputed:
+		r.emit(Event{Step: StepInfo, Dataset: dsName, Model: m.Name, Message: "corpus embeddings read from " + src.Where})
 	case src.State == CorpusHit:
 		r.emit(Event{Step: StepInfo, Dataset: dsName, Model: m.Name, Message: "corpus embeddings loaded from " + src.Where})
 	case src.StoreErr != nil:
@@ -80,12 +85,18 @@ const (
 	CorpusHit     = "hit"     // read from the cache
 	CorpusEncoded = "encoded" // encoded; no cache, or storing failed
 	CorpusStored  = "stored"  // encoded and stored in the cache
+	// CorpusPrecomputed: made beforehand (Config.Embeddings, or searched
+	// elsewhere: Config.Rankings).
+	CorpusPrecomputed = "precomputed"
 )
 
 // CorpusOptions configures CorpusVectors.
 type CorpusOptions struct {
 	// Cache holds corpus vectors between runs; nil means none.
 	Cache Cache
+	// Embeddings, when set, supplies the vectors instead of the cache and
+	// the encoder (Config.Embeddings).
+	Embeddings CorpusEmbeddings
 	// PassageText encodes each document as DPR's passage text
 	// (Config.PassageText) instead of DocText; the cache key follows it.
 	PassageText bool
@@ -126,6 +137,16 @@ func CorpusVectors(ctx context.Context, m *Model, corpus []dataset.Doc, o Corpus
 	doc := m.Document
 	key := CacheKey(doc.Fingerprint, hash)
 	dim := doc.Embedder.Dim()
+	if o.Embeddings != nil {
+		mat, where, err := o.Embeddings.CorpusVectors(m, corpus, o.PassageText)
+		if err != nil {
+			return nil, CorpusSource{}, err
+		}
+		if err := checkCorpusMatrix(mat, len(corpus), dim, corpus, where); err != nil {
+			return nil, CorpusSource{}, err
+		}
+		return mat, CorpusSource{State: CorpusPrecomputed, Where: where}, nil
+	}
 	if o.Cache != nil {
 		mat, meta, where, ok, err := o.Cache.Get(key)
 		if err != nil {
@@ -262,6 +283,37 @@ func embed(ctx context.Context, emb Embedder, bs int, seqs [][]int32, tick func(
 	return mat, nil
 }
 
+// Rankings answers dense models' searches with rankings made elsewhere
+// (Config.Rankings).
+type Rankings interface {
+	// Rank returns the top k documents of each query, best first, in
+	// TopK's order (score descending, then document id descending), for
+	// model m on the dataset named dataset (its name in the results).
+	// The queries are given as the query tower's ids (QueryKey(ids[i])
+	// names them; QuerySequences lists every one Run asks for); names are
+	// their query ids, for errors.
+	Rank(dataset string, m *Model, ids [][]int32, names []string, k int) ([]metrics.Ranked, error)
+}
+
+// rankedIndex is the index of a dense model whose searches Rankings
+// answers.
+type rankedIndex struct {
+	rk      Rankings
+	dataset string
+	m       *Model
+}
+
+func (x rankedIndex) search(ids [][]int32, names []string, k int) ([]metrics.Ranked, error) {
+	lists, err := x.rk.Rank(x.dataset, x.m, ids, names, k)
+	if err != nil {
+		return nil, err
+	}
+	if len(lists) != len(ids) {
+		return nil, fmt.Errorf("the precomputed rankings hold %d lists for %d queries", len(lists), len(ids))
+	}
+	return lists, nil
+}
+
 // denseIndex searches corpus vectors with the model's score (cosine or
 // dot product), the queries embedded by the query tower.
 type denseIndex struct {
@@ -332,11 +384,7 @@ func (d *denseIndex) search(ids [][]int32, names []string, k int) ([]metrics.Ran
 	for i := range ids {
 		copy(q.Row(i), d.memo[keys[i]])
 	}
-	scoring := retrieval.Cosine
-	if d.m.Score == Dot {
-		scoring = retrieval.Dot
-	}
-	hits, err := retrieval.TopK(d.docs, q, retrieval.Options{K: k, Scoring: scoring, DocIDs: d.docIDs})
+	hits, err := retrieval.TopK(d.docs, q, retrieval.Options{K: k, Scoring: d.m.Scoring(), DocIDs: d.docIDs})
 	if err != nil {
 		return nil, err
 	}

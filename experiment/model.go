@@ -230,6 +230,11 @@ type ModelOptions struct {
 	// native ONNX Runtime (engine.Options.External: the browser app's
 	// onnxruntime-web, engine "ort").
 	External *engine.External
+	// EncoderThreads is the threads of one forward pass: goroutines (go)
+	// or ONNX Runtime intra-op threads (ort); 0 is the engine's default,
+	// one per core. A pipeline that runs many encodings at once (the Beam
+	// pipeline's bundles) sets 1.
+	EncoderThreads int
 	// Score, when set, overrides how dense models score (their files',
 	// manifest's or family's rule otherwise).
 	Score Score

@@ -39,30 +39,9 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 	start = time.Now()
 	rates := r.cfg.perturbedRates()
 	seeds := r.cfg.seedList()
-	tok := m.Query.Tokenizer
-	clean := make([][]int32, len(queries))
-	for i, q := range queries {
-		clean[i] = tok.EncodeIDs(q.Text)
-	}
-	// Every perturbed run's ids first, so that a dense model encodes all
-	// distinct query sequences in one pass of full batches.
-	type pending struct {
-		rate     float64
-		seed     uint64
-		ids      [][]int32
-		perturbs []perturb.Result
-	}
-	var runs []pending
-	for _, rate := range rates {
-		for _, seed := range seeds {
-			pc := r.cfg.Perturbation
-			pc.Rate, pc.Seed = rate, seed
-			pids, presults, err := perturbQueries(pc, tok, queries, clean)
-			if err != nil {
-				return nil, err
-			}
-			runs = append(runs, pending{rate, seed, pids, presults})
-		}
+	clean, runs, err := planRuns(r.cfg, m.Query.Tokenizer, queries)
+	if err != nil {
+		return nil, err
 	}
 	if w, ok := idx.(warmer); ok {
 		all := append([][]int32(nil), clean...)
@@ -156,6 +135,82 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 	mr.QuerySeconds = time.Since(start).Seconds()
 	return mr, nil
 }
+
+// pending is one perturbed run to search: its rate and seed, every
+// query's perturbed ids and what the perturbation did.
+type pending struct {
+	rate     float64
+	seed     uint64
+	ids      [][]int32
+	perturbs []perturb.Result
+}
+
+// planRuns tokenizes queries with tok (the clean ids) and perturbs them
+// for every rate > 0 and seed of cfg (after defaults), in the order Run
+// searches them. Every perturbed run's ids come first, so that a dense
+// model encodes all distinct query sequences in one pass of full
+// batches.
+func planRuns(cfg Config, tok Tokenizer, queries []dataset.Query) ([][]int32, []pending, error) {
+	clean := make([][]int32, len(queries))
+	for i, q := range queries {
+		clean[i] = tok.EncodeIDs(q.Text)
+	}
+	var runs []pending
+	for _, rate := range cfg.perturbedRates() {
+		for _, seed := range cfg.seedList() {
+			pc := cfg.Perturbation
+			pc.Rate, pc.Seed = rate, seed
+			pids, presults, err := perturbQueries(pc, tok, queries, clean)
+			if err != nil {
+				return nil, nil, err
+			}
+			runs = append(runs, pending{rate, seed, pids, presults})
+		}
+	}
+	return clean, runs, nil
+}
+
+// QuerySequences returns every distinct sequence of query-tower ids that
+// Run searches model m's index with on collection c under cfg: the
+// searched queries (the judged ones, or those with answers for a
+// collection without qrels) clean and perturbed at every rate and seed,
+// by the same code and seeds as Run, in the order Run first meets them.
+// A pipeline that encodes and searches elsewhere (Config.Rankings, the
+// Beam pipeline) encodes exactly these, keyed by QueryKey.
+func QuerySequences(cfg Config, c *dataset.Collection, m *Model) ([][]int32, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	if m == nil || m.Query.Tokenizer == nil {
+		return nil, fmt.Errorf("QuerySequences: the model has no query tokenizer")
+	}
+	queries := searchedQueries(cfg.Task, c)
+	clean, runs, err := planRuns(cfg, m.Query.Tokenizer, queries)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out [][]int32
+	add := func(seqs [][]int32) {
+		for _, s := range seqs {
+			if k := idsKey(s); !seen[k] {
+				seen[k] = true
+				out = append(out, s)
+			}
+		}
+	}
+	add(clean)
+	for _, p := range runs {
+		add(p.ids)
+	}
+	return out, nil
+}
+
+// QueryKey names a sequence of query ids: the key Run's dense search
+// keeps each query vector under, and the key Rankings.Rank's answers are
+// looked up by in a pipeline that searched elsewhere.
+func QueryKey(ids []int32) string { return idsKey(ids) }
 
 // towerResult describes tower t in the results.
 func towerResult(t Tower) *results.TowerResult {

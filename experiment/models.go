@@ -208,12 +208,27 @@ func (t EncoderTokenizer) Swapped(pairs [][2]int32) (Tokenizer, error) {
 // in the model's Notes.
 func OpenDense(name string, d encoder.Dir, o ModelOptions) (*Model, error) {
 	r, err := engine.OpenRetriever(d, engine.RetrieverOptions{
-		Options: engine.Options{Engine: string(o.Engine), ORTLibrary: o.OrtLibrary, External: o.External},
+		Options: engine.Options{Engine: string(o.Engine), ORTLibrary: o.OrtLibrary, External: o.External, Encoder: encoder.Options{Threads: o.EncoderThreads}},
 		Score:   o.Score, QueryPrompt: o.QueryPrompt, DocumentPrompt: o.DocumentPrompt,
 	})
 	if err != nil {
 		return nil, err
 	}
+	m, err := DenseFromRetriever(name, r)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// DenseFromRetriever returns the dense model name made of the opened
+// retriever r (engine.OpenRetriever), as OpenDense makes it: its towers,
+// score and fingerprints, with Close closing r. "dreval encode" opens the
+// retriever itself (with its encoder options) and takes the fingerprints
+// its shard metadata records from here, so that they are the ones "dreval
+// eval" checks. On an error r is left open.
+func DenseFromRetriever(name string, r *engine.Retriever) (*Model, error) {
 	m := &Model{
 		Name:      name,
 		Kind:      Dense,
@@ -229,12 +244,11 @@ func OpenDense(name string, d encoder.Dir, o ModelOptions) (*Model, error) {
 		m.Notes = append(m.Notes, "query tower engine "+r.QueryInfo.String())
 	}
 	m.Notes = append(m.Notes, fmt.Sprintf("score %s (%s)", r.Score, r.ScoreFrom))
+	var err error
 	if m.Query, err = openTower(name, r.QueryDir, r.Query, r.QueryInfo); err != nil {
-		r.Close()
 		return nil, err
 	}
 	if m.Document, err = openTower(name, r.DocumentDir, r.Document, r.DocumentInfo); err != nil {
-		r.Close()
 		return nil, err
 	}
 	m.Fingerprint = modelFingerprint(m)

@@ -251,7 +251,7 @@ func (r *runner) dataset(c *dataset.Collection, name, source string, models []*M
 	// The judged queries are searched; the qrels are cut to them, so that
 	// every average is over the queries run (a query retrieving nothing
 	// scores 0 rather than vanishing from the average).
-	queries := c.JudgedQueries()
+	queries := searchedQueries(r.cfg.Task, c)
 	dr.Judged = len(queries)
 	dr.Unjudged = len(c.Queries) - len(queries)
 	qrels := metrics.Qrels{}
@@ -298,6 +298,23 @@ func (r *runner) models(c *dataset.Collection, name string, queries []dataset.Qu
 	return dr, nil
 }
 
+// searchedQueries returns the queries Run searches on c: the judged ones,
+// or for a collection without qrels (NoQrels) those with answers of the
+// task's kind (answerSource).
+func searchedQueries(task Task, c *dataset.Collection) []dataset.Query {
+	if !c.NoQrels {
+		return c.JudgedQueries()
+	}
+	_, answers := answerSource(c, task)
+	var queries []dataset.Query
+	for _, q := range c.Queries {
+		if _, ok := answers[q.ID]; ok {
+			queries = append(queries, q)
+		}
+	}
+	return queries
+}
+
 // ErrNoQrels is wrapped by Run's error when a dataset without relevance
 // judgments (dataset.Collection.NoQrels) meets a task that needs them
 // (TaskIR): the task asked for does not suit the data.
@@ -318,12 +335,7 @@ func (r *runner) datasetWithoutQrels(c *dataset.Collection, name, source string,
 	if answers == nil {
 		return nil, fmt.Errorf("dataset %s has no relevance judgments (qrels) and no answers (answers.jsonl): task %s has nothing to measure", source, r.cfg.Task)
 	}
-	var queries []dataset.Query
-	for _, q := range c.Queries {
-		if _, ok := answers[q.ID]; ok {
-			queries = append(queries, q)
-		}
-	}
+	queries := searchedQueries(r.cfg.Task, c)
 	dr.Unanswered = len(c.Queries) - len(queries)
 	dropped := "st and trec scores"
 	if r.cfg.Task == TaskDuReader {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench-ort.sh measures the ONNX Runtime engine: sentences per second on
 # all-MiniLM-L6-v2 (exported to ONNX by dreval), batches of 32 sentences of
-# 32 and 128 tokens, with 1 and 2 intra-op threads. It needs the model
+# 32 and 128 tokens, with 1 and 2 intra-op threads; then, on 1 thread, its
+# float32 graph against the int8 and float16 graphs "dreval model
+# quantize" writes (BenchmarkEmbedPrecision). It needs the model
 # ("make setup") and the library (scripts/setup-ort.sh, run here if absent).
 #
 # Then the peak memory (max RSS) of "dreval encode -engine ort" on one
@@ -13,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-ort.sh
 echo "bench-ort: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-CGO_ENABLED=1 go test -run='^$' -bench='^BenchmarkEmbed$' \
+CGO_ENABLED=1 go test -run='^$' -bench='^BenchmarkEmbed(Precision)?$' \
   -benchtime="${BENCHTIME:-5x}" -count="${COUNT:-3}" ./encoder/ort/ |
   awk '/^Benchmark/ {
          s = c = ""

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "bench: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-sections="${SECTIONS:-metrics tokenizer search encoder ort static ortweb}"
+sections="${SECTIONS:-metrics tokenizer search encoder ort static shards beam ortweb}"
 for s in $sections; do
   echo
   echo "### $s"
@@ -19,6 +19,8 @@ for s in $sections; do
     search)    scripts/bench-search.sh ;;
     encoder)   scripts/bench-encoder.sh ;;
     ort)       scripts/bench-ort.sh ;;
+    shards)    scripts/bench-shards.sh ;;
+    beam)      scripts/bench-beam.sh ;;
     static)    if [ -x scripts/bench-static.sh ]; then scripts/bench-static.sh; fi ;;
     ortweb)    scripts/bench-ortweb.sh ;;
     *) echo "bench: unknown section $s" >&2; exit 2 ;;

@@ -5,7 +5,9 @@
 # a target that runs fewer than MIN_RATE (default 1000) a second of its
 # time: a fuzzer that spends its budget elsewhere (minimising large inputs,
 # one slow input) tests next to nothing while seeming to pass. PKGS limits
-# the run to some packages (default ./...).
+# the run to some packages (default ./...) of the main module; FUZZ_MODULES
+# names the module folders to fuzz (default ". beam": the main module and
+# the Beam pipeline's, which ./... does not reach; "." when PKGS is set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime="${FUZZTIME:-3s}"
@@ -39,8 +41,11 @@ budget=$(seconds "$fuzztime") || { echo "fuzz: FUZZTIME=$fuzztime is not a durat
 
 n=0
 summary=()
+modules="${FUZZ_MODULES:-. beam}"
+if [ -n "${PKGS:-}" ]; then modules="${FUZZ_MODULES:-.}"; fi
+for mod in $modules; do
 while IFS= read -r pkg; do
-  dir=$(go list -f '{{.Dir}}' "$pkg")
+  dir=$(cd "$mod" && go list -f '{{.Dir}}' "$pkg")
   targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u || true)
   for t in $targets; do
     echo "fuzz: $pkg $t ($fuzztime)"
@@ -50,7 +55,7 @@ while IFS= read -r pkg; do
     # fixed in Go 1.27), so such a run is tried again, up to twice. A real
     # finding writes its failing input ("Failing input written to ...").
     for try in 1 2 3; do
-      if go test -run='^$' -fuzz="^${t}\$" -fuzztime="$fuzztime" -fuzzminimizetime="$minimize" "$pkg" >"$log" 2>&1; then
+      if (cd "$mod" && go test -run='^$' -fuzz="^${t}\$" -fuzztime="$fuzztime" -fuzzminimizetime="$minimize" "$pkg") >"$log" 2>&1; then
         break
       fi
       if [ "$try" = 3 ] || ! grep -q 'context deadline exceeded' "$log" || grep -q 'Failing input written' "$log"; then
@@ -81,6 +86,7 @@ while IFS= read -r pkg; do
     summary+=("$line")
     n=$((n+1))
   done
-done < <(go list ${PKGS:-./...})
+done < <(cd "$mod" && go list ${PKGS:-./...})
+done
 printf 'fuzz: %s\n' "${summary[@]}"
 echo "fuzz: $n targets passed"

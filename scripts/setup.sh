@@ -63,5 +63,10 @@ scripts/setup-ort-web.sh
 # The static model distilled from minilm (Model2Vec recipe; about 1-2 minutes on 2 cores).
 [ -f "$models/static/config.json" ] || go run ./cmd/dreval model distill -models "$models" -model minilm -dims 256 -out "$models/static"
 
+# The Beam pipeline's module (beam/: the Apache Beam Go SDK and its
+# dependencies, pinned by beam/go.sum) into Go's module cache, so that
+# "make beam" and "make test" build it offline afterwards. Idempotent.
+(cd beam && go mod download)
+
 # workerd, the local Cloudflare Workers runtime, for the Worker's tests.
 scripts/setup-worker.sh

@@ -12,6 +12,10 @@ if [ -n "$unformatted" ]; then
 fi
 echo "test: go test" >&2
 go test -count=1 -timeout 45m ./...
+# The Beam pipeline is its own module (beam/go.mod), which the main
+# module's ./... does not reach: vet and test it on its own.
+echo "test: the Beam module (beam/): go vet, go test" >&2
+(cd beam && go vet ./... && go test -count=1 -timeout 20m ./...)
 echo "test: the browser's packages under js/wasm (node)" >&2
 scripts/test-wasm.sh
 echo "test: fuzz" >&2

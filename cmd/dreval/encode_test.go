@@ -183,7 +183,7 @@ func TestEncodeEngineSelection(t *testing.T) {
 		t.Skipf("ONNX Runtime library %s is absent; run make setup", lib)
 	}
 	code, errOut, _ = encode("ort", lib)
-	if code != 1 || !strings.Contains(errOut, "has no model.onnx; write it with \"dreval model export-onnx -model ") {
+	if code != 1 || !strings.Contains(errOut, "no ONNX graph model.onnx or onnx/model.onnx (ONNX graphs in the folder: none); write model.onnx with \"dreval model export-onnx -model ") {
 		t.Errorf("-engine ort without model.onnx: exit %d, %q", code, errOut)
 	}
 	if code, _, errOut := runCLI(t, "", "model", "export-onnx", "-model", model); code != 0 {

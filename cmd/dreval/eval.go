@@ -49,7 +49,14 @@ answer accuracy of DuReader's extractive answers (string and substring).
 A DPR-style folder (corpus.jsonl, queries.jsonl, answers.jsonl and no
 qrels/ folder) needs no relevance judgments: with -task dpr its questions
 with answers are searched and the answer accuracy is its only measure
-(results.json says "qrels_absent": true); -task ir refuses it.`
+(results.json says "qrels_absent": true); -task ir refuses it.
+
+-corpus-embeddings DIR takes the dense models' corpus vectors from the
+shards in DIR (every "dreval encode -model M -side document -in
+corpus.jsonl -shard I/N" of the corpus, or the Beam pipeline's embeddings/)
+instead of encoding the corpus: each model reads the shards its document
+tower made (the fingerprints in their .json), whose tokenizer must be the
+model's and whose ids the corpus's, in order; anything else is an error.`
 
 // evalRegistry returns the models eval can open; tests replace it.
 var evalRegistry = experiment.DefaultRegistry
@@ -102,6 +109,7 @@ func runEval(env *cliEnv, args []string) error {
 	noPrompts := fs.Bool("no-prompts", false, "put no prompt before queries or documents, whatever the models say")
 	cacheDir := fs.String("cache", evalDefaultCacheDir(), "corpus embedding cache `directory`")
 	noCache := fs.Bool("no-cache", false, "neither read nor write the corpus embedding cache")
+	corpusEmb := fs.String("corpus-embeddings", "", "`DIR` of precomputed corpus embedding shards (\"dreval encode -shard I/N\", or the Beam pipeline's embeddings/): dense models read their document tower's shards from it, fingerprints and ids checked, instead of encoding the corpus")
 	examples := fs.Int("examples", experiment.DefaultExamples, "decoded perturbed queries kept per model and rate")
 	resamples := fs.Int("resamples", experiment.DefaultResamples, "randomization-test and bootstrap resamples")
 	quiet := fs.Bool("quiet", false, "no progress output on stderr (warnings are still shown)")
@@ -186,6 +194,12 @@ func runEval(env *cliEnv, args []string) error {
 	}
 	if !*noCache {
 		cfg.Cache = experiment.DirCache{Dir: *cacheDir}
+	}
+	if *corpusEmb != "" {
+		if st, err := os.Stat(*corpusEmb); err != nil || !st.IsDir() {
+			return usageErrorf("-corpus-embeddings %s: not a folder", *corpusEmb)
+		}
+		cfg.Embeddings = experiment.ShardDir{Dir: *corpusEmb}
 	}
 	if err := cfg.Validate(); err != nil {
 		return usageErrorf("%v", err)

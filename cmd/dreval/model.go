@@ -36,6 +36,7 @@ var modelSubs = []modelSub{
 	{"get", "[-models DIR] [-endpoint URL] NAME...", "install models from the catalogue (an archive, or the Hugging Face Hub at a pinned revision), checking sizes and hashes; an interrupted download resumes", runModelGet},
 	{"list", "[-models DIR]", "list the catalogue (what each model is, where it comes from) and which models are installed", runModelList},
 	modelExportONNX,
+	modelQuantize,
 	modelDistill,
 }
 

@@ -31,7 +31,7 @@ func TestModelUsage(t *testing.T) {
 	}{
 		{[]string{"model"}, 2, "missing subcommand"},
 		{[]string{"model", "-h"}, 0, "subcommands:"},
-		{[]string{"model", "frob"}, 2, `unknown subcommand "frob" (known: get, list, export-onnx, distill)`},
+		{[]string{"model", "frob"}, 2, `unknown subcommand "frob" (known: get, list, export-onnx, quantize, distill)`},
 		{[]string{"model", "get"}, 2, "name a model to get (known: ance-msmarco, bert-base-uncased, contriever, contriever-msmarco, dpr-nq, minilm, simcse-sup, simcse-unsup)"},
 		{[]string{"model", "get", "gpt"}, 2, `unknown model "gpt"`},
 		{[]string{"model", "get", "-h"}, 0, "usage: dreval model get"},

@@ -6,7 +6,12 @@
 //     static) runs as a token-table lookup in Go;
 //   - a BERT-family model runs on ONNX Runtime ("ort", package ort) when
 //     the build has cgo, the ONNX Runtime library loads, and the model
-//     directory holds model.onnx ("dreval model export-onnx" writes it);
+//     directory holds an ONNX graph: model.onnx ("dreval model
+//     export-onnx" writes it) or onnx/model.onnx (Hugging Face's optimum
+//     and Transformers.js layout), or the one Encoder.ONNXFile chooses
+//     (onnx/model_quantized.onnx, onnx/model_fp16.onnx, ...; see
+//     modelfiles.PickONNX). ONNX Runtime runs any encoder graph
+//     (onnx.Inspect), float32, float16 or quantized;
 //   - otherwise, or when asked, on the pure-Go forward pass ("go", package
 //     bert).
 //
@@ -33,7 +38,8 @@ const (
 	Static = "static"
 )
 
-// ONNXFile is the ONNX graph the ort engine runs, in the model directory.
+// ONNXFile is the ONNX graph the ort engine runs by default, in the model
+// directory (else onnx/model.onnx).
 const ONNXFile = "model.onnx"
 
 // Options configure Open.
@@ -65,8 +71,10 @@ type Info struct {
 	Kernel string
 	// ORTVersion is the ONNX Runtime version (ort).
 	ORTVersion string
-	// ONNXPath is the graph ONNX Runtime runs (ort).
-	ONNXPath string
+	// ONNXPath is the graph ONNX Runtime runs (ort), and Graph what it is
+	// (onnx.GraphInfo.Describe: "float32", "int8-quantized
+	// (DynamicQuantizeLinear, MatMulInteger)", "float16").
+	ONNXPath, Graph string
 	// Dims is the embedding dimension.
 	Dims int
 	// Fallback, when Engine is Go under Auto, says why ort was not used.
@@ -82,7 +90,11 @@ func (i Info) String() string {
 		if i.Threads == 0 {
 			threads = "ONNX Runtime's default threads (one per physical core)"
 		}
-		s = fmt.Sprintf("ort (ONNX Runtime %s, %s, %s)", i.ORTVersion, threads, i.ONNXPath)
+		s = fmt.Sprintf("ort (ONNX Runtime %s, %s, %s", i.ORTVersion, threads, i.ONNXPath)
+		if i.Graph != "" {
+			s += ", " + i.Graph
+		}
+		s += ")"
 	case Go:
 		s = fmt.Sprintf("go (pure-Go BERT forward pass, %s kernel, %d threads)", i.Kernel, i.Threads)
 	case Static:
@@ -149,7 +161,7 @@ func Open(d encoder.Dir, o Options) (*Model, error) {
 		}
 		ortErr = err
 	} else if o.Engine != Go {
-		if ortErr = ORTUnavailable(d, o.ORTLibrary); ortErr != nil && o.Engine == ORT {
+		if ortErr = ORTUnavailableFor(d, o.ORTLibrary, o.Encoder.ONNXFile); ortErr != nil && o.Engine == ORT {
 			return nil, fmt.Errorf("engine ort: %w", ortErr)
 		}
 	}
@@ -179,15 +191,22 @@ func openORT(d encoder.Dir, o Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	onnxPath, _ := s.Transformer.OSPath(ONNXFile)
-	emb, err := ort.New(onnxPath, o.ORTLibrary, o.Encoder.Threads)
+	file, err := encoder.PickONNX(s.Transformer, o.Encoder.ONNXFile)
 	if err != nil {
 		return nil, fmt.Errorf("engine ort: %w", err)
 	}
-	if emb.Hidden() != s.Config.HiddenSize || emb.VocabSize() != s.Config.VocabSize {
-		emb.Close()
-		return nil, fmt.Errorf("engine ort: %s has hidden size %d and %d tokens, but %s says %d and %d; export it again with \"dreval model export-onnx\"",
-			onnxPath, emb.Hidden(), emb.VocabSize(), s.ConfigPath, s.Config.HiddenSize, s.Config.VocabSize)
+	onnxPath, _ := s.Transformer.OSPath(file)
+	cfg := s.Config
+	// The folder's own pooling applies to a graph that pools inside
+	// itself (sentence_embedding) as the graph does; a pooling asked for,
+	// or a prompt left out of the pooling, needs the per-token output.
+	// Pooling "pooler" (BERT's pooler: the first token through its dense
+	// layer and tanh) reads the graph's pooler_output where it has one.
+	tokens := o.Encoder.Pooling != "" || s.Head.ExcludePrompt
+	pooler := o.Encoder.Pooling == encoder.Pooler
+	emb, err := ort.Open(onnxPath, o.ORTLibrary, ort.Options{Threads: o.Encoder.Threads, Config: &cfg, Tokens: tokens, Pooler: pooler})
+	if err != nil {
+		return nil, fmt.Errorf("engine ort: %w (the configuration is %s)", err, s.ConfigPath)
 	}
 	emb.Head = s.Head
 	emb.BatchSize = o.Encoder.BatchSize
@@ -199,7 +218,7 @@ func openORT(d encoder.Dir, o Options) (*Model, error) {
 	}
 	return &Model{
 		Encoder: oenc,
-		Info:    Info{Engine: ORT, Threads: o.Encoder.Threads, ORTVersion: ort.Version(), ONNXPath: onnxPath, Dims: emb.Dim()},
+		Info:    Info{Engine: ORT, Threads: o.Encoder.Threads, ORTVersion: ort.Version(), ONNXPath: onnxPath, Graph: emb.Graph().Describe(), Dims: emb.Dim()},
 		close:   emb.Close,
 	}, nil
 }
@@ -221,8 +240,15 @@ func openStatic(d encoder.Dir, o Options) (*Model, error) {
 // ORTUnavailable returns why the ort engine cannot run the BERT model in
 // d with the ONNX Runtime library at libPath, or nil when it can: the
 // build has no cgo, the library is missing or does not load, the model is
-// not on disk, or it has no model.onnx. It loads the library when it can.
+// not on disk, or it has no ONNX graph (model.onnx or onnx/model.onnx).
+// It loads the library when it can.
 func ORTUnavailable(d encoder.Dir, libPath string) error {
+	return ORTUnavailableFor(d, libPath, "")
+}
+
+// ORTUnavailableFor is ORTUnavailable for the ONNX graph onnxFile chooses
+// (encoder.Options.ONNXFile; "" the default).
+func ORTUnavailableFor(d encoder.Dir, libPath, onnxFile string) error {
 	if err := ort.Available(libPath); err != nil {
 		if errors.Is(err, ort.ErrNotCompiled) {
 			return errors.New("this dreval was built without cgo, so it has no ONNX Runtime engine (build natively with CGO_ENABLED=1 and a C compiler)")
@@ -236,13 +262,12 @@ func ORTUnavailable(d encoder.Dir, libPath string) error {
 	if err != nil {
 		return err
 	}
-	p, onDisk := t.OSPath(ONNXFile)
-	if !onDisk {
+	if _, onDisk := t.OSPath(ONNXFile); !onDisk {
 		return fmt.Errorf("%s is not on disk, and ONNX Runtime reads model files from disk", d.Name())
 	}
-	if _, err := os.Stat(p); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s has no %s; write it with \"dreval model export-onnx -model %s\"", d.Name(), ONNXFile, d.Name())
+	if _, err := encoder.PickONNX(t, onnxFile); err != nil {
+		if onnxFile == "" {
+			return fmt.Errorf("%w; write model.onnx with \"dreval model export-onnx -model %s\"", err, d.Name())
 		}
 		return err
 	}

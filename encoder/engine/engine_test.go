@@ -163,7 +163,7 @@ func TestOpenORTUnavailableIsAnError(t *testing.T) {
 
 	lib := libPath(t)
 	_, err = Open(encoder.OSDir(noONNX), Options{Engine: ORT, ORTLibrary: lib})
-	want = fmt.Sprintf("engine ort: %s has no model.onnx; write it with \"dreval model export-onnx -model %s\"", noONNX, noONNX)
+	want = fmt.Sprintf("engine ort: %s: no ONNX graph model.onnx or onnx/model.onnx (ONNX graphs in the folder: none); write model.onnx with \"dreval model export-onnx -model %s\"", noONNX, noONNX)
 	if err == nil || err.Error() != want {
 		t.Fatalf("Open(ort, no model.onnx) = %v, want %q", err, want)
 	}
@@ -171,7 +171,7 @@ func TestOpenORTUnavailableIsAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Info.Engine != Go || !strings.Contains(m.Info.Fallback, "has no model.onnx") {
+	if m.Info.Engine != Go || !strings.Contains(m.Info.Fallback, "no ONNX graph model.onnx or onnx/model.onnx") {
 		t.Errorf("auto without model.onnx: info %+v, want go with the reason", m.Info)
 	}
 }
@@ -299,7 +299,7 @@ func TestOpenORTReadsNoGoWeights(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Open(encoder.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib})
-	if err == nil || !strings.Contains(err.Error(), "but "+cfgPath+" says") {
+	if err == nil || !strings.Contains(err.Error(), "the graph's word-embedding table has 16 rows, but the configuration says vocab_size 17 (the configuration is "+cfgPath+")") {
 		t.Fatalf("config.json disagreeing with model.onnx: err %v, want it to name %s", err, cfgPath)
 	}
 }

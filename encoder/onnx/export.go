@@ -42,6 +42,26 @@ type ExportOptions struct {
 	// it with bert.DetectPrefix, which suffices unless the set holds
 	// several backbones, such as both of DPR's towers).
 	Prefix string
+	// Sentence, when set, makes the graph pool inside itself as
+	// sentence-transformers exports (optimum, Transformers.js) do: its
+	// outputs are then token_embeddings (the last hidden state, when
+	// Sentence.Tokens) and sentence_embedding, instead of
+	// last_hidden_state and pooler_output.
+	Sentence *SentenceOutput
+}
+
+// SentenceOutput is the pooling a graph computes for its
+// sentence_embedding output (ExportOptions.Sentence), as
+// sentence-transformers' Pooling and Normalize modules do.
+type SentenceOutput struct {
+	// Pooling is "mean" (the mean of the attended tokens' vectors) or
+	// "cls" (the first token's).
+	Pooling string
+	// Normalize scales the embedding to unit L2 norm (x / max(|x|,
+	// 1e-12)).
+	Normalize bool
+	// Tokens keeps the per-token output, as token_embeddings.
+	Tokens bool
 }
 
 // Export builds the standard encoder graph of cfg's family from Hugging
@@ -229,8 +249,15 @@ func Export(set tensor.Set, cfg bert.Config, opt ExportOptions) (*Model, error) 
 		o = b.node(p+"output/residual/Add", "Add", []string{o, a})
 		x = b.layerNorm(p+"output/LayerNorm", o, m+l.OutputLayerNorm)
 	}
-	b.rename(x, LastHiddenState)
-	g.Outputs = append(g.Outputs, &ValueInfo{Name: LastHiddenState, ElemType: Float, Dims: []Dim{{Param: "batch"}, {Param: "sequence"}, {Value: int64(h)}}})
+	if so := opt.Sentence; so != nil {
+		if err := b.sentence(x, so, h); err != nil {
+			return nil, err
+		}
+		hasPooler = false
+	} else {
+		b.rename(x, LastHiddenState)
+		g.Outputs = append(g.Outputs, &ValueInfo{Name: LastHiddenState, ElemType: Float, Dims: []Dim{{Param: "batch"}, {Param: "sequence"}, {Value: int64(h)}}})
+	}
 
 	if hasPooler {
 		first := b.node("pooler/Gather", "Gather", []string{LastHiddenState, "const_zero"}, intAttr("axis", 1))
@@ -245,6 +272,48 @@ func Export(set tensor.Set, cfg bert.Config, opt ExportOptions) (*Model, error) 
 		Opsets:          map[string]int64{"": int64(opset)},
 		Graph:           g,
 	}, nil
+}
+
+// sentence adds the outputs of ExportOptions.Sentence: x, the last hidden
+// state, pooled (and normalised) into sentence_embedding, and kept as
+// token_embeddings when so.Tokens.
+func (b *builder) sentence(x string, so *SentenceOutput, h int) error {
+	g := b.g()
+	if so.Tokens {
+		b.rename(x, TokenEmbeddings)
+		x = TokenEmbeddings
+		g.Outputs = append(g.Outputs, &ValueInfo{Name: TokenEmbeddings, ElemType: Float, Dims: []Dim{{Param: "batch"}, {Param: "sequence"}, {Value: int64(h)}}})
+	}
+	b.constI64("const_axis_1", []int64{1}, 1)
+	var pooled string
+	switch so.Pooling {
+	case "mean":
+		// sum(x * mask) / max(sum(mask), 1e-9) over the sequence.
+		b.constI64("const_axis_last", []int64{1}, -1)
+		b.constF32("const_min_count", 1e-9)
+		m := b.node("pooling/mask/Cast", "Cast", []string{AttentionMask}, intAttr("to", Float))
+		m = b.node("pooling/mask/Unsqueeze", "Unsqueeze", []string{m, "const_axis_last"})
+		sum := b.node("pooling/Mul", "Mul", []string{x, m})
+		sum = b.node("pooling/ReduceSum", "ReduceSum", []string{sum, "const_axis_1"}, intAttr("keepdims", 0))
+		n := b.node("pooling/count/ReduceSum", "ReduceSum", []string{m, "const_axis_1"}, intAttr("keepdims", 0))
+		n = b.node("pooling/count/Max", "Max", []string{n, "const_min_count"})
+		pooled = b.node("pooling/Div", "Div", []string{sum, n})
+	case "cls":
+		pooled = b.node("pooling/Gather", "Gather", []string{x, "const_zero"}, intAttr("axis", 1))
+	default:
+		return fmt.Errorf("pooling %q cannot be written into the graph (mean or cls)", so.Pooling)
+	}
+	if so.Normalize {
+		b.constF32("const_min_norm", 1e-12)
+		ss := b.node("normalize/Mul", "Mul", []string{pooled, pooled})
+		ss = b.node("normalize/ReduceSum", "ReduceSum", []string{ss, "const_axis_1"}, intAttr("keepdims", 1))
+		ss = b.node("normalize/Sqrt", "Sqrt", []string{ss})
+		ss = b.node("normalize/Max", "Max", []string{ss, "const_min_norm"})
+		pooled = b.node("normalize/Div", "Div", []string{pooled, ss})
+	}
+	b.rename(pooled, SentenceEmbedding)
+	g.Outputs = append(g.Outputs, &ValueInfo{Name: SentenceEmbedding, ElemType: Float, Dims: []Dim{{Param: "batch"}, {Value: int64(h)}}})
+	return nil
 }
 
 // relativeBucketsTable names the int64 initializer of MPNet's

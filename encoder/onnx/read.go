@@ -173,6 +173,36 @@ func ReadWeights(data []byte) (tensor.Set, *Info, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	set, info, err := readModel(m)
+	if err != nil {
+		// A graph the reader refuses may still be an encoder ONNX Runtime
+		// runs (quantized, float16, fused, another exporter's): say so.
+		if g, ierr := InspectModel(m); ierr == nil {
+			return nil, nil, &NotPureGoError{Graph: g, Err: err}
+		}
+		return nil, nil, err
+	}
+	return set, info, nil
+}
+
+// NotPureGoError is ReadWeights' error for a graph the pure-Go engine
+// cannot run but that Inspect describes as an encoder graph, which an
+// ONNX Runtime engine can run: a quantized or float16 graph, one with ONNX
+// Runtime's fused operators, or another exporter's layout. Err is what
+// the pure-Go reader refused; Graph what Inspect read.
+type NotPureGoError struct {
+	Graph *GraphInfo
+	Err   error
+}
+
+func (e *NotPureGoError) Error() string {
+	return fmt.Sprintf("the pure-Go engine cannot run this %s graph (%v); use the ort engine (-engine ort), which runs it with ONNX Runtime", e.Graph.Describe(), e.Err)
+}
+
+func (e *NotPureGoError) Unwrap() error { return e.Err }
+
+// readModel is ReadWeights of a decoded model.
+func readModel(m *Model) (tensor.Set, *Info, error) {
 	r := &reader{m: m, g: m.Graph, info: &Info{PaddingIdx: -1}}
 	if err := r.checkStructure(); err != nil {
 		return nil, nil, err
@@ -314,6 +344,9 @@ func (r *reader) checkStructure() error {
 		}
 		if err := checkAttributes(n); err != nil {
 			return err
+		}
+		if n.OpType == "Cast" && n.AttrInt("to", 0) == Float16 {
+			return fmt.Errorf("%s casts to FLOAT16: the graph computes in float16, and the pure-Go engine computes in float32 only", n)
 		}
 		for _, in := range n.Inputs {
 			if !defined[in] {

@@ -3,11 +3,13 @@
 package ort
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"runtime/debug"
+	"slices"
 	"sync"
 
 	ortgo "github.com/yalue/onnxruntime_go"
@@ -65,14 +67,15 @@ func Version() string {
 	return ortgo.GetVersion()
 }
 
-// Embedder runs an encoder's ONNX graph (any family package onnx reads)
-// in ONNX Runtime, then its Head (the pooling, dense layers and
-// normalisation the pure-Go engine runs too). It implements
-// encoder.Embedder, encoder.HeadEmbedder and encoder.VocabSizer. Its
-// methods may be called from several goroutines.
+// Embedder runs an encoder's ONNX graph in ONNX Runtime, then its Head (the
+// pooling, dense layers and normalisation the pure-Go engine runs too).
+// It implements encoder.Embedder, encoder.HeadEmbedder and
+// encoder.VocabSizer. Its methods may be called from several goroutines.
 type Embedder struct {
-	// Head turns the graph's hidden states into the embedding (New sets
-	// mean pooling, normalised).
+	// Head turns the graph's per-token output into the embedding (New
+	// sets mean pooling, normalised). When the graph's output is a
+	// sentence embedding (sentence_embedding, or pooler_output for
+	// pooling "pooler"), only its Normalize is applied.
 	Head *encoder.Head
 	// BatchSize and BatchTokens bound one ONNX Runtime run: at most
 	// BatchSize sequences and BatchTokens tokens before padding (0: 32 and
@@ -81,38 +84,97 @@ type Embedder struct {
 	// Progress, when not nil, is called after each batch.
 	Progress encoder.Progress
 
-	sess       *ortgo.DynamicAdvancedSession
-	inputNames []string
-	outputs    int // 1, or 2 with pooler_output
-	info       *onnx.Info
-	threads    int
-	closeOnce  sync.Once
-	closeErr   error
+	*graph
 }
 
-// New loads the ONNX Runtime library at libPath (see Available) and opens
-// the ONNX model at onnxPath with threads intra-op threads (0: ONNX
-// Runtime's default, one per core). The model must pass onnx.ReadWeights'
-// checks: a standard encoder graph of one of the families. The inputs
-// fed are the graph's own (Info.Inputs); the outputs read are
-// last_hidden_state and, where the graph has it, pooler_output. The
-// embedder pools by mean and normalises; set Head to change it.
+// graph is what an Embedder's copies share: the session and what it
+// feeds and reads.
+type graph struct {
+	sess      *ortgo.DynamicAdvancedSession
+	path      string
+	info      *onnx.GraphInfo
+	cfg       bert.Config
+	inputs    []onnx.Value
+	out       onnx.Value  // the output read
+	pooler    *onnx.Value // pooler_output, read too when out is per token
+	width     int         // out's last dimension
+	threads   int
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Options configure Open.
+type Options struct {
+	// Threads is the intra-op thread count (0: ONNX Runtime's default,
+	// one per core).
+	Threads int
+	// Config is the model's configuration (its config.json): the padding
+	// id and positions (for padding and position_ids), and the
+	// vocabulary and hidden sizes, checked against the graph where it
+	// states them. nil reads it from the graph, which must then be one
+	// the pure-Go reader reads (onnx.ReadWeights).
+	Config *bert.Config
+	// Pooler reads the graph's pooler_output, where it has one, for a
+	// model that pools with BERT's pooler (pooling "pooler").
+	Pooler bool
+	// Tokens requires a per-token output: the model asks for a pooling
+	// of its own (see onnx.GraphInfo.ChooseOutput).
+	Tokens bool
+}
+
+// New opens the ONNX model at onnxPath as Open does, with threads intra-op
+// threads and the configuration read from the graph (which must be one the
+// pure-Go reader reads: Open with Options.Config runs any encoder graph).
 func New(onnxPath, libPath string, threads int) (*Embedder, error) {
-	if threads < 0 {
-		return nil, fmt.Errorf("ort: thread count %d is negative", threads)
+	return Open(onnxPath, libPath, Options{Threads: threads})
+}
+
+// Open loads the ONNX Runtime library at libPath (see Available) and opens
+// the encoder graph at onnxPath: any graph onnx.Inspect describes
+// (float32, float16 or quantized; inputs input_ids and any of
+// attention_mask, token_type_ids, position_ids, int64 or int32; a per-token
+// or sentence output, float32 or float16). It feeds every input the graph
+// declares and reads the output onnx.GraphInfo.ChooseOutput picks. A probe
+// run on one short sequence checks the graph runs and gives the width
+// config says. The embedder pools by mean and normalises; set Head to
+// change it.
+func Open(onnxPath, libPath string, o Options) (*Embedder, error) {
+	if o.Threads < 0 {
+		return nil, fmt.Errorf("ort: thread count %d is negative", o.Threads)
 	}
 	data, err := os.ReadFile(onnxPath)
 	if err != nil {
 		return nil, fmt.Errorf("ort: %w", err)
 	}
-	_, info, err := onnx.ReadWeights(data)
+	info, err := onnx.Inspect(data)
 	if err != nil {
 		return nil, fmt.Errorf("ort: %s: %w", onnxPath, err)
 	}
-	// The check decoded every weight (as much memory again as the file),
-	// now garbage: hand it back before ONNX Runtime allocates its own
-	// copy, so that the two do not add up in the process's peak.
-	debug.FreeOSMemory()
+	var cfg bert.Config
+	if o.Config != nil {
+		cfg = *o.Config
+	} else {
+		_, ri, err := onnx.ReadWeights(data)
+		if err != nil {
+			return nil, fmt.Errorf("ort: %s: the model's configuration (config.json) is needed to run this graph: %w", onnxPath, err)
+		}
+		cfg = ri.Config()
+		// The check decoded every weight (as much memory again as the
+		// file), now garbage: hand it back before ONNX Runtime
+		// allocates its own copy, so that the two do not add up in the
+		// process's peak.
+		debug.FreeOSMemory()
+	}
+	out, err := info.ChooseOutput(o.Pooler, o.Tokens)
+	if err != nil {
+		return nil, fmt.Errorf("ort: %s: %w", onnxPath, err)
+	}
+	if info.Vocab > 0 && cfg.VocabSize > 0 && info.Vocab != cfg.VocabSize {
+		return nil, fmt.Errorf("ort: %s: the graph's word-embedding table has %d rows, but the configuration says vocab_size %d", onnxPath, info.Vocab, cfg.VocabSize)
+	}
+	if cfg.VocabSize <= 0 || cfg.MaxTokens() <= 0 {
+		return nil, fmt.Errorf("ort: %s: the configuration gives no vocabulary size or positions", onnxPath)
+	}
 	if err := Available(libPath); err != nil {
 		return nil, fmt.Errorf("ort: %w", err)
 	}
@@ -121,50 +183,139 @@ func New(onnxPath, libPath string, threads int) (*Embedder, error) {
 		return nil, fmt.Errorf("ort: session options: %w", err)
 	}
 	defer opts.Destroy()
-	if threads > 0 {
-		if err := opts.SetIntraOpNumThreads(threads); err != nil {
-			return nil, fmt.Errorf("ort: setting %d threads: %w", threads, err)
+	if o.Threads > 0 {
+		if err := opts.SetIntraOpNumThreads(o.Threads); err != nil {
+			return nil, fmt.Errorf("ort: setting %d threads: %w", o.Threads, err)
 		}
 		if err := opts.SetInterOpNumThreads(1); err != nil {
 			return nil, fmt.Errorf("ort: %w", err)
 		}
 	}
-	inputs := append([]string(nil), info.Inputs...)
-	outputs := []string{onnx.LastHiddenState}
-	if info.Pooler {
-		outputs = append(outputs, onnx.PoolerOutput)
+	g := &graph{path: onnxPath, info: info, cfg: cfg, inputs: info.Inputs, out: out, threads: o.Threads}
+	outputs := []string{out.Name}
+	if p := info.Output(onnx.Pooler); p != nil && out.Kind == onnx.PerToken {
+		g.pooler = p
+		outputs = append(outputs, p.Name)
 	}
-	sess, err := ortgo.NewDynamicAdvancedSessionWithONNXData(data, inputs, outputs, opts)
+	inputs := make([]string, len(info.Inputs))
+	for i, in := range info.Inputs {
+		inputs[i] = in.Name
+	}
+	var sess *ortgo.DynamicAdvancedSession
+	if info.ExternalData {
+		// Tensors in files beside the graph: ONNX Runtime finds them
+		// from its path.
+		sess, err = ortgo.NewDynamicAdvancedSession(onnxPath, inputs, outputs, opts)
+	} else {
+		sess, err = ortgo.NewDynamicAdvancedSessionWithONNXData(data, inputs, outputs, opts)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("ort: ONNX Runtime cannot open %s: %w", onnxPath, err)
+		return nil, fmt.Errorf("ort: ONNX Runtime cannot open %s (%s): %w", onnxPath, info.Describe(), err)
 	}
-	return &Embedder{
-		Head: &encoder.Head{Pooling: encoder.Mean, Normalize: true}, sess: sess, inputNames: inputs,
-		outputs: len(outputs), info: info, threads: threads,
-	}, nil
+	g.sess = sess
+	e := &Embedder{Head: &encoder.Head{Pooling: encoder.Mean, Normalize: true}, graph: g}
+	if err := e.probe(); err != nil {
+		sess.Destroy()
+		return nil, err
+	}
+	return e, nil
 }
 
-// Info describes the graph the embedder runs.
-func (e *Embedder) Info() *onnx.Info { return e.info }
+// probe runs the graph on one two-token sequence to learn its output's
+// width (when the graph does not state it) and check it: a per-token
+// output must be the configuration's hidden size.
+func (e *Embedder) probe() error {
+	if e.out.ElemType == onnx.Float16 || (e.pooler != nil && e.pooler.ElemType == onnx.Float16) {
+		// A float16 output is allocated before the run (see run), at
+		// the width the graph states or the configuration's hidden
+		// size; run checks the shape ONNX Runtime gives.
+		e.width = e.out.Width()
+		if e.width == 0 {
+			e.width = e.cfg.HiddenSize
+		}
+		if _, _, err := e.run([][]int32{{0, 0}}); err != nil {
+			return fmt.Errorf("ort: %s (%s) on one sequence: %w", e.path, e.info.Describe(), err)
+		}
+		if e.out.Kind != onnx.Sentence && e.width != e.cfg.HiddenSize {
+			return fmt.Errorf("ort: %s: output %s has %d values per token, but the configuration's hidden_size is %d", e.path, e.out.Name, e.width, e.cfg.HiddenSize)
+		}
+		return nil
+	}
+	vals, err := e.feed([][]int32{{0, 0}})
+	defer destroy(vals)
+	if err != nil {
+		return err
+	}
+	outs := make([]ortgo.Value, e.outputCount())
+	if err := e.sess.Run(vals, outs); err != nil {
+		return fmt.Errorf("ort: ONNX Runtime cannot run %s (%s) on one sequence: %w", e.path, e.info.Describe(), err)
+	}
+	defer destroy(outs)
+	shape := outs[0].GetShape()
+	rank := 2
+	if e.out.Kind == onnx.PerToken {
+		rank = 3
+	}
+	if len(shape) != rank || shape[0] != 1 || (rank == 3 && shape[1] != 2) {
+		return fmt.Errorf("ort: %s: output %s has shape %v for one sequence of 2 tokens, expected %s", e.path, e.out.Name, shape, map[int]string{2: "[1 dim]", 3: "[1 2 hidden]"}[rank])
+	}
+	e.width = int(shape[rank-1])
+	if e.out.Kind != onnx.Sentence && e.width != e.cfg.HiddenSize {
+		return fmt.Errorf("ort: %s: output %s has %d values per %s, but the configuration's hidden_size is %d", e.path, e.out.Name, e.width, map[bool]string{true: "token", false: "text"}[rank == 3], e.cfg.HiddenSize)
+	}
+	if e.width <= 0 {
+		return fmt.Errorf("ort: %s: output %s is empty", e.path, e.out.Name)
+	}
+	return nil
+}
+
+func (e *Embedder) outputCount() int {
+	if e.pooler != nil {
+		return 2
+	}
+	return 1
+}
+
+func destroy(vs []ortgo.Value) {
+	for _, v := range vs {
+		if v != nil {
+			v.Destroy()
+		}
+	}
+}
+
+// Graph describes the graph the embedder runs.
+func (e *Embedder) Graph() *onnx.GraphInfo { return e.info }
+
+// Output returns the graph output the embedder reads.
+func (e *Embedder) Output() onnx.Value { return e.out }
+
+// PerToken reports whether the embedder pools the graph's per-token output
+// with its Head (else the graph's output is the embedding).
+func (e *Embedder) PerToken() bool { return e.out.Kind == onnx.PerToken }
 
 // Dim returns the embedding's length: the Head's for the graph's hidden
-// size.
-func (e *Embedder) Dim() int { return e.Head.Dim(e.info.Hidden) }
+// size, or the graph's sentence embedding's.
+func (e *Embedder) Dim() int {
+	if !e.PerToken() {
+		return e.width
+	}
+	return e.Head.Dim(e.cfg.HiddenSize)
+}
 
-// Hidden returns the graph's hidden size.
-func (e *Embedder) Hidden() int { return e.info.Hidden }
+// Hidden returns the graph's per-token width (the hidden size).
+func (e *Embedder) Hidden() int { return e.cfg.HiddenSize }
 
 // HeadOf returns the embedder's head.
 func (e *Embedder) HeadOf() *encoder.Head { return e.Head }
 
 // WithHead implements encoder.HeadEmbedder: a copy sharing the session.
 func (e *Embedder) WithHead(h *encoder.Head) encoder.Embedder {
-	return &Embedder{Head: h, BatchSize: e.BatchSize, BatchTokens: e.BatchTokens, Progress: e.Progress,
-		sess: e.sess, inputNames: e.inputNames, outputs: e.outputs, info: e.info, threads: e.threads}
+	return &Embedder{Head: h, BatchSize: e.BatchSize, BatchTokens: e.BatchTokens, Progress: e.Progress, graph: e.graph}
 }
 
 // VocabSize returns the size of the model's vocabulary.
-func (e *Embedder) VocabSize() int { return e.info.Vocab }
+func (e *Embedder) VocabSize() int { return e.cfg.VocabSize }
 
 // Threads returns the intra-op thread count asked for (0: ONNX Runtime's
 // default).
@@ -172,6 +323,9 @@ func (e *Embedder) Threads() int { return e.threads }
 
 // Close releases the ONNX Runtime session. The library stays loaded.
 func (e *Embedder) Close() error {
+	if e.graph == nil {
+		return nil
+	}
 	e.closeOnce.Do(func() {
 		if e.sess != nil {
 			e.closeErr = e.sess.Destroy()
@@ -182,12 +336,18 @@ func (e *Embedder) Close() error {
 
 // EmbedIDs embeds each id sequence (token type 0, all tokens attended):
 // sequences are sorted by length and run in batches (encoder.Batches),
-// padded to the longest in the batch with the padding masked out, pooled
-// and L2-normalised. An empty sequence, one longer than the model's
-// positions, or an id outside the vocabulary is an error naming it.
+// padded to the longest in the batch with the padding masked out (a graph
+// without attention_mask runs sequences of one length together), then
+// pooled by the Head (or, for a sentence output, taken as they are and
+// normalised when the Head normalises). An empty sequence, one longer than
+// the model's positions, or an id outside the vocabulary is an error
+// naming it.
 func (e *Embedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 	if err := e.check(ids); err != nil {
 		return nil, err
+	}
+	if !e.PerToken() && e.Head.Skip > 0 {
+		return nil, fmt.Errorf("ort: the model leaves its prompt out of the pooling, but %s pools inside the graph (%s), which cannot", e.path, e.out.Name)
 	}
 	bs, bt := e.BatchSize, e.BatchTokens
 	if bs <= 0 {
@@ -203,17 +363,24 @@ func (e *Embedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 		out[i] = flat[i*dim : (i+1)*dim : (i+1)*dim]
 	}
 	done := 0
-	for _, batch := range encoder.Batches(ids, bs, bt) {
+	for _, batch := range e.batches(ids, bs, bt) {
 		seqs := make([][]int32, len(batch))
 		for j, i := range batch {
 			seqs[j] = ids[i]
 		}
-		hidden, _, err := e.run(seqs)
+		vecs, _, err := e.run(seqs)
 		if err != nil {
 			return nil, err
 		}
 		for j, i := range batch {
-			e.Head.Apply(out[i], hidden[j], e.info.Hidden)
+			if e.PerToken() {
+				e.Head.Apply(out[i], vecs[j], e.cfg.HiddenSize)
+				continue
+			}
+			copy(out[i], vecs[j])
+			if e.Head.Normalize {
+				encoder.Normalize(out[i])
+			}
 		}
 		done += len(batch)
 		if e.Progress != nil {
@@ -223,20 +390,44 @@ func (e *Embedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 	return out, nil
 }
 
+// batches groups ids as encoder.Batches does; without an attention_mask
+// input, whose absence means padding would be attended, a batch holds
+// sequences of one length only.
+func (e *Embedder) batches(ids [][]int32, bs, bt int) [][]int {
+	all := encoder.Batches(ids, bs, bt)
+	if e.info.Input(onnx.RoleAttentionMask) != nil {
+		return all
+	}
+	var out [][]int
+	for _, b := range all {
+		start := 0
+		for j := 1; j <= len(b); j++ {
+			if j == len(b) || len(ids[b[j]]) != len(ids[b[start]]) {
+				out = append(out, b[start:j])
+				start = j
+			}
+		}
+	}
+	return out
+}
+
 // Forward runs the graph on one batch and returns the last hidden state of
-// each sequence (len(seqs[i]) rows of Dim values, padding removed), as
-// bert.Model.Forward does.
+// each sequence (len(seqs[i]) rows of Hidden values, padding removed), as
+// bert.Model.Forward does. A graph without a per-token output cannot.
 func (e *Embedder) Forward(seqs [][]int32) ([][]float32, error) {
 	if err := e.check(seqs); err != nil {
 		return nil, err
+	}
+	if !e.PerToken() {
+		return nil, fmt.Errorf("ort: %s gives no per-token output (it reads %s)", e.path, e.out.Name)
 	}
 	hidden, _, err := e.run(seqs)
 	return hidden, err
 }
 
 // HasPooler reports whether the graph has a pooler_output (the checkpoint
-// had pooler weights).
-func (e *Embedder) HasPooler() bool { return e.info != nil && e.info.Pooler }
+// had pooler weights) read besides its per-token output.
+func (e *Embedder) HasPooler() bool { return e.graph != nil && e.pooler != nil }
 
 // ForwardPooled runs the graph on one batch and returns, besides what
 // Forward does, its pooler_output: tanh(W·h₀ + b) of each sequence, as
@@ -255,32 +446,94 @@ func (e *Embedder) ForwardPooled(seqs [][]int32) (hidden, pooled [][]float32, er
 // check validates sequences before they reach ONNX Runtime, so errors name
 // the sequence and position as the pure-Go encoder's do.
 func (e *Embedder) check(seqs [][]int32) error {
-	if e.sess == nil {
-		return errors.New("ort: the embedder was not created by New")
+	if e.graph == nil || e.sess == nil {
+		return errors.New("ort: the embedder was not created by Open")
 	}
+	c := e.cfg
 	for s, ids := range seqs {
 		if len(ids) == 0 {
 			return fmt.Errorf("ort: sequence %d has no ids (an empty text still has [CLS] and [SEP])", s)
 		}
-		if n := e.info.MaxTokens(); len(ids) > n {
-			if n != e.info.MaxPositions {
-				return fmt.Errorf("ort: sequence %d has %d tokens, more than the model's %d (its %d positions start at %d)", s, len(ids), n, e.info.MaxPositions, e.info.PaddingIdx+1)
+		if n := c.MaxTokens(); len(ids) > n {
+			if n != c.MaxPositionEmbeddings {
+				return fmt.Errorf("ort: sequence %d has %d tokens, more than the model's %d (its %d positions start at %d)", s, len(ids), n, c.MaxPositionEmbeddings, c.PositionOffset())
 			}
-			return fmt.Errorf("ort: sequence %d has %d tokens, more than the model's %d positions", s, len(ids), e.info.MaxPositions)
+			return fmt.Errorf("ort: sequence %d has %d tokens, more than the model's %d positions", s, len(ids), c.MaxPositionEmbeddings)
 		}
 		for p, id := range ids {
-			if id < 0 || int(id) >= e.info.Vocab {
-				return fmt.Errorf("ort: sequence %d position %d: token id %d is outside the vocabulary [0, %d)", s, p, id, e.info.Vocab)
+			if id < 0 || int(id) >= c.VocabSize {
+				return fmt.Errorf("ort: sequence %d position %d: token id %d is outside the vocabulary [0, %d)", s, p, id, c.VocabSize)
 			}
 		}
 	}
 	return nil
 }
 
-// run pads seqs into one batch (input_ids with Info.PadID, masked out),
-// runs the session and unpads the output; pooled is nil without a
-// pooler.
-func (e *Embedder) run(seqs [][]int32) (hidden, pooled [][]float32, err error) {
+// feed returns the input tensors for seqs padded into one batch: every
+// input the graph declares, in its element type. input_ids is padded
+// with the model's padding id (masked out); token types are 0; position
+// ids count as the model's family does (bert.Config.PositionOffset).
+func (e *Embedder) feed(seqs [][]int32) ([]ortgo.Value, error) {
+	n, width := len(seqs), 0
+	for _, s := range seqs {
+		width = max(width, len(s))
+	}
+	pad := int64(max(e.cfg.PaddingIdx(), 0))
+	padIdx := e.cfg.PaddingIdx()
+	shape := ortgo.NewShape(int64(n), int64(width))
+	var values []ortgo.Value
+	for _, in := range e.inputs {
+		d := make([]int64, n*width)
+		for i, s := range seqs {
+			row := d[i*width : (i+1)*width]
+			for j := range row {
+				switch in.Role {
+				case onnx.RoleInputIDs:
+					row[j] = pad
+					if j < len(s) {
+						row[j] = int64(s[j])
+					}
+				case onnx.RoleAttentionMask:
+					if j < len(s) {
+						row[j] = 1
+					}
+				case onnx.RolePositionIDs:
+					switch {
+					case padIdx < 0:
+						row[j] = int64(j)
+					case j < len(s):
+						row[j] = int64(padIdx + 1 + j)
+					default:
+						row[j] = int64(padIdx)
+					}
+				} // token_type_ids: 0
+			}
+		}
+		var t ortgo.Value
+		var err error
+		if in.ElemType == onnx.Int32 {
+			d32 := make([]int32, len(d))
+			for i, v := range d {
+				d32[i] = int32(v)
+			}
+			t, err = ortgo.NewTensor(shape, d32)
+		} else {
+			t, err = ortgo.NewTensor(shape, d)
+		}
+		if err != nil {
+			destroy(values)
+			return nil, fmt.Errorf("ort: input tensor %s: %w", in.Name, err)
+		}
+		values = append(values, t)
+	}
+	return values, nil
+}
+
+// run pads seqs into one batch, runs the session and returns the output
+// read: the per-token rows of each sequence (padding removed), or each
+// sentence vector; and pooled, the pooler_output read beside a per-token
+// output (nil without one).
+func (e *Embedder) run(seqs [][]int32) (vecs, pooled [][]float32, err error) {
 	if len(seqs) == 0 {
 		return nil, nil, nil
 	}
@@ -288,80 +541,82 @@ func (e *Embedder) run(seqs [][]int32) (hidden, pooled [][]float32, err error) {
 	for _, s := range seqs {
 		width = max(width, len(s))
 	}
-	pad := e.info.PadID()
-	idData := make([]int64, n*width)
-	maskData := make([]int64, n*width)
-	for i, s := range seqs {
-		row := idData[i*width : (i+1)*width]
-		for j := range row {
-			row[j] = pad
-		}
-		for j, id := range s {
-			row[j] = int64(id)
-			maskData[i*width+j] = 1
+	values, err := e.feed(seqs)
+	defer destroy(values)
+	if err != nil {
+		return nil, nil, err
+	}
+	outs := make([]ortgo.Value, e.outputCount())
+	want := [][]int64{{int64(n), int64(e.width)}}
+	if e.PerToken() {
+		want[0] = []int64{int64(n), int64(width), int64(e.width)}
+	}
+	specs := []onnx.Value{e.out}
+	if e.pooler != nil {
+		want = append(want, []int64{int64(n), int64(e.cfg.HiddenSize)})
+		specs = append(specs, *e.pooler)
+	}
+	// Float16 outputs are allocated here, at their known shapes:
+	// onnxruntime_go copies an output it allocates of a type it has no Go
+	// type for by element count, not byte count.
+	for i, s := range specs {
+		if s.ElemType == onnx.Float16 {
+			t, err := ortgo.NewCustomDataTensor(ortgo.NewShape(want[i]...), make([]byte, 2*product(want[i])), ortgo.TensorElementDataTypeFloat16)
+			if err != nil {
+				destroy(outs)
+				return nil, nil, fmt.Errorf("ort: output tensor %s: %w", s.Name, err)
+			}
+			outs[i] = t
 		}
 	}
-	shape := ortgo.NewShape(int64(n), int64(width))
-	var values []ortgo.Value
-	defer func() {
-		for _, v := range values {
-			v.Destroy()
-		}
-	}()
-	for _, name := range e.inputNames {
-		var d []int64
-		switch name {
-		case onnx.InputIDs:
-			d = idData
-		case onnx.AttentionMask:
-			d = maskData
-		default: // token_type_ids: type 0
-			d = make([]int64, n*width)
-		}
-		t, err := ortgo.NewTensor(shape, d)
-		if err != nil {
-			return nil, nil, fmt.Errorf("ort: input tensor %s: %w", name, err)
-		}
-		values = append(values, t)
-	}
-	outputs := make([]ortgo.Value, e.outputs)
-	if err := e.sess.Run(values, outputs); err != nil {
+	defer destroy(outs)
+	if err := e.sess.Run(values, outs); err != nil {
 		return nil, nil, fmt.Errorf("ort: ONNX Runtime run on %d sequences of up to %d tokens: %w", n, width, err)
 	}
-	defer func() {
-		for _, o := range outputs {
-			if o != nil {
-				o.Destroy()
+	all := make([][]float32, len(outs))
+	for i, o := range outs {
+		if got := o.GetShape(); !slices.Equal([]int64(got), want[i]) {
+			return nil, nil, fmt.Errorf("ort: %s has shape %v, expected %v", specs[i].Name, got, want[i])
+		}
+		switch t := o.(type) {
+		case *ortgo.Tensor[float32]:
+			all[i] = t.GetData()
+		case *ortgo.CustomDataTensor:
+			b := t.GetData()
+			f := make([]float32, len(b)/2)
+			for j := range f {
+				f[j] = onnx.HalfToFloat(binary.LittleEndian.Uint16(b[2*j:]))
 			}
+			all[i] = f
+		default:
+			return nil, nil, fmt.Errorf("ort: %s is %T, expected a float32 or float16 tensor", specs[i].Name, o)
 		}
-	}()
-	hiddenT, ok := outputs[0].(*ortgo.Tensor[float32])
-	if !ok {
-		return nil, nil, fmt.Errorf("ort: %s is %T, expected a float32 tensor", onnx.LastHiddenState, outputs[0])
 	}
-	dim := e.info.Hidden // the graph's width, before the head
-	if got := hiddenT.GetShape(); len(got) != 3 || got[0] != int64(n) || got[1] != int64(width) || got[2] != int64(dim) {
-		return nil, nil, fmt.Errorf("ort: %s has shape %v, expected [%d %d %d]", onnx.LastHiddenState, got, n, width, dim)
-	}
-	all := hiddenT.GetData()
-	hidden = make([][]float32, n)
+	vecs = make([][]float32, n)
+	dim := e.width
 	for i, s := range seqs {
-		base := i * width * dim
-		hidden[i] = append([]float32(nil), all[base:base+len(s)*dim]...)
+		if e.PerToken() {
+			base := i * width * dim
+			vecs[i] = append([]float32(nil), all[0][base:base+len(s)*dim]...)
+		} else {
+			vecs[i] = append([]float32(nil), all[0][i*dim:(i+1)*dim]...)
+		}
 	}
-	if e.outputs > 1 {
-		pooledT, ok := outputs[1].(*ortgo.Tensor[float32])
-		if !ok {
-			return nil, nil, fmt.Errorf("ort: %s is %T, expected a float32 tensor", onnx.PoolerOutput, outputs[1])
-		}
-		if got := pooledT.GetShape(); len(got) != 2 || got[0] != int64(n) || got[1] != int64(dim) {
-			return nil, nil, fmt.Errorf("ort: %s has shape %v, expected [%d %d]", onnx.PoolerOutput, got, n, dim)
-		}
-		flat := append([]float32(nil), pooledT.GetData()...)
+	if e.pooler != nil {
+		h := e.cfg.HiddenSize
+		flat := append([]float32(nil), all[1]...)
 		pooled = make([][]float32, n)
 		for i := range pooled {
-			pooled[i] = flat[i*dim : (i+1)*dim : (i+1)*dim]
+			pooled[i] = flat[i*h : (i+1)*h : (i+1)*h]
 		}
 	}
-	return hidden, pooled, nil
+	return vecs, pooled, nil
+}
+
+func product(dims []int64) int64 {
+	p := int64(1)
+	for _, d := range dims {
+		p *= d
+	}
+	return p
 }

@@ -2,7 +2,11 @@
 
 package ort
 
-import "github.com/dreval/dreval/encoder"
+import (
+	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/encoder/onnx"
+)
 
 // Embedder is the ONNX Runtime embedder; in this build it cannot be
 // created (New returns ErrNotCompiled).
@@ -15,8 +19,28 @@ type Embedder struct {
 // Available reports ErrNotCompiled: this build has no ONNX Runtime engine.
 func Available(libPath string) error { return ErrNotCompiled }
 
+// Options configure Open (see the cgo build).
+type Options struct {
+	Threads int
+	Config  *bert.Config
+	Pooler  bool
+	Tokens  bool
+}
+
 // New returns ErrNotCompiled: this build has no ONNX Runtime engine.
 func New(onnxPath, libPath string, threads int) (*Embedder, error) { return nil, ErrNotCompiled }
+
+// Open returns ErrNotCompiled: this build has no ONNX Runtime engine.
+func Open(onnxPath, libPath string, o Options) (*Embedder, error) { return nil, ErrNotCompiled }
+
+// Graph returns nil in this build.
+func (e *Embedder) Graph() *onnx.GraphInfo { return nil }
+
+// Output returns the zero Value in this build.
+func (e *Embedder) Output() onnx.Value { return onnx.Value{} }
+
+// PerToken returns false in this build.
+func (e *Embedder) PerToken() bool { return false }
 
 // Version returns "" in this build.
 func Version() string { return "" }
