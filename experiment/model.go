@@ -87,6 +87,9 @@ type Tower struct {
 	Prompt string
 	// MaxLength is the side's truncation length in ids (0: none).
 	MaxLength int
+	// fingerprint returns the tower's fingerprint under another engine
+	// (Model.WithEngine); nil for towers OpenDense did not open.
+	fingerprint func(engine string) string
 }
 
 // Model is one retriever under evaluation: a query tower, a document
@@ -223,6 +226,10 @@ type ModelOptions struct {
 	BM25Tokenizer string
 	// OrtLibrary is the ONNX Runtime shared library for engine "ort".
 	OrtLibrary string
+	// External, when set, runs BERT-family transformers instead of the
+	// native ONNX Runtime (engine.Options.External: the browser app's
+	// onnxruntime-web, engine "ort").
+	External *engine.External
 	// EncoderThreads is the threads of one forward pass: goroutines (go)
 	// or ONNX Runtime intra-op threads (ort); 0 is the engine's default,
 	// one per core. A pipeline that runs many encodings at once (the Beam

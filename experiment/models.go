@@ -208,7 +208,7 @@ func (t EncoderTokenizer) Swapped(pairs [][2]int32) (Tokenizer, error) {
 // in the model's Notes.
 func OpenDense(name string, d encoder.Dir, o ModelOptions) (*Model, error) {
 	r, err := engine.OpenRetriever(d, engine.RetrieverOptions{
-		Options: engine.Options{Engine: string(o.Engine), ORTLibrary: o.OrtLibrary, Encoder: encoder.Options{Threads: o.EncoderThreads}},
+		Options: engine.Options{Engine: string(o.Engine), ORTLibrary: o.OrtLibrary, External: o.External, Encoder: encoder.Options{Threads: o.EncoderThreads}},
 		Score:   o.Score, QueryPrompt: o.QueryPrompt, DocumentPrompt: o.DocumentPrompt,
 	})
 	if err != nil {
@@ -251,8 +251,38 @@ func DenseFromRetriever(name string, r *engine.Retriever) (*Model, error) {
 	if m.Document, err = openTower(name, r.DocumentDir, r.Document, r.DocumentInfo); err != nil {
 		return nil, err
 	}
-	m.Fingerprint = safeKey(name) + "-" + m.Engine + "-" + digest(m.Query.Fingerprint, m.Document.Fingerprint, string(m.Score))[:24]
+	m.Fingerprint = modelFingerprint(m)
 	return m, nil
+}
+
+// modelFingerprint is a dense model's fingerprint: its name, its engine,
+// both towers' fingerprints and its score.
+func modelFingerprint(m *Model) string {
+	return safeKey(m.Name) + "-" + m.Engine + "-" + digest(m.Query.Fingerprint, m.Document.Fingerprint, string(m.Score))[:24]
+}
+
+// WithEngine returns a copy of the dense model m whose embeddings come
+// from engine (say "ort" where they are computed by another process's
+// ONNX Runtime, such as "dreval serve"): its towers' engine names and
+// fingerprints and its own are what OpenDense gives the same model
+// files opened with that engine, so that corpus vectors are stored and
+// found under the engine that made them. The embedders are m's; the
+// caller replaces them.
+func (m *Model) WithEngine(engine string) (*Model, error) {
+	if m.Kind != Dense {
+		return nil, fmt.Errorf("model %s is not a dense model", m.Name)
+	}
+	cp := *m
+	for _, t := range []*Tower{&cp.Query, &cp.Document} {
+		if t.fingerprint == nil {
+			return nil, fmt.Errorf("model %s: its %s tower was not opened by OpenDense", m.Name, t.Dir)
+		}
+		t.Engine = engine
+		t.Fingerprint = t.fingerprint(engine)
+	}
+	cp.Engine = engine
+	cp.Fingerprint = modelFingerprint(&cp)
+	return &cp, nil
 }
 
 // openTower describes one side of a retriever as a Tower. Its fingerprint
@@ -277,14 +307,18 @@ func openTower(name string, d encoder.Dir, e *encoder.Encoder, info engine.Info)
 	if err != nil {
 		return Tower{}, err
 	}
-	parts := []string{wfp, strconv.Itoa(e.MaxLength()), info.Engine}
-	if e.Prompt() != "" {
-		parts = append(parts, "prompt", e.Prompt())
+	fingerprint := func(engine string) string {
+		parts := []string{wfp, strconv.Itoa(e.MaxLength()), engine}
+		if e.Prompt() != "" {
+			parts = append(parts, "prompt", e.Prompt())
+		}
+		return safeKey(name) + "-" + engine + "-" + digest(parts...)[:24]
 	}
 	t := Tower{
 		Tokenizer:   EncoderTokenizer{e},
 		Embedder:    e.Embedder(),
-		Fingerprint: safeKey(name) + "-" + info.Engine + "-" + digest(parts...)[:24],
+		Fingerprint: fingerprint(info.Engine),
+		fingerprint: fingerprint,
 		Engine:      info.Engine,
 		Dir:         d.Name(),
 		Prompt:      e.Prompt(),

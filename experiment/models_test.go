@@ -98,6 +98,21 @@ func TestOpenDenseEngines(t *testing.T) {
 	if auto.Fingerprint == goModel.Fingerprint {
 		t.Errorf("the ort and go engines share the fingerprint %q", auto.Fingerprint)
 	}
+	// The go model relabelled as computed by ONNX Runtime elsewhere (the
+	// browser's model when "dreval serve" encodes) has the ort model's
+	// fingerprints.
+	relabelled, err := goModel.WithEngine("ort")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if relabelled.Fingerprint != auto.Fingerprint || relabelled.Query.Fingerprint != auto.Query.Fingerprint ||
+		relabelled.Document.Fingerprint != auto.Document.Fingerprint || relabelled.Engine != "ort" || relabelled.Document.Engine != "ort" {
+		t.Errorf("WithEngine(ort): %q %q %q, want the ort model's %q %q %q", relabelled.Fingerprint, relabelled.Query.Fingerprint,
+			relabelled.Document.Fingerprint, auto.Fingerprint, auto.Query.Fingerprint, auto.Document.Fingerprint)
+	}
+	if same, err := goModel.WithEngine("go"); err != nil || same.Fingerprint != goModel.Fingerprint || same.Document.Fingerprint != goModel.Document.Fingerprint {
+		t.Errorf("WithEngine(go) of a go model changed its fingerprint: %v", err)
+	}
 	got, err := auto.Query.Embedder.EmbedIDs(ids)
 	if err != nil {
 		t.Fatal(err)

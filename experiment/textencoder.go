@@ -62,5 +62,9 @@ func (e *TextEncoder) MaxLength() int { return e.tok.MaxLength() }
 // "static").
 func (e *TextEncoder) Engine() string { return e.tower.Engine }
 
+// Fingerprint identifies the side's model files, settings and engine
+// (the tower's fingerprint, as stored with corpus vectors).
+func (e *TextEncoder) Fingerprint() string { return e.tower.Fingerprint }
+
 // Tokenizer returns the side's tokenizer.
 func (e *TextEncoder) Tokenizer() *tokenizer.Tokenizer { return e.tok.Tokenizer() }

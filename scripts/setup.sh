@@ -56,6 +56,10 @@ if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
   scripts/setup-ort.sh
 fi
 
+# onnxruntime-web, the browser app's ONNX Runtime ("dreval serve" and
+# "dreval site" serve it under ort/; without it the page encodes in pure Go).
+scripts/setup-ort-web.sh
+
 # The ONNX graph of minilm for the ort engine ("-engine auto" uses it when present).
 [ -f "$models/minilm/model.onnx" ] || go run ./cmd/dreval model export-onnx -models "$models" -model minilm
 

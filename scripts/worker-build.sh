@@ -42,7 +42,9 @@ if [ "${WORKER_APP:-embed}" = assets ]; then
   tags=noapp
   echo "worker-build: writing the app as static assets to build/worker-site" >&2
   rm -rf build/worker-site
-  go run ./cmd/dreval site -out build/worker-site -weights=false -model "$models" >&2
+  # Without onnxruntime-web's WebGPU build: its 27 MB binary exceeds the
+  # 25 MiB a Workers static asset may have.
+  go run ./cmd/dreval site -out build/worker-site -weights=false -webgpu=false -model "$models" >&2
 fi
 
 echo "worker-build: workers-assets-gen and GOOS=js GOARCH=wasm go build" >&2

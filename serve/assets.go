@@ -114,9 +114,8 @@ func (a *assets) serveFile(w http.ResponseWriter, r *http.Request, name string) 
 	h := w.Header()
 	h.Set("Content-Type", ContentType(name))
 	h.Set("Cache-Control", cacheControl(name))
-	h.Set("ETag", etag)
 	h.Set("X-Content-Type-Options", "nosniff")
-	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(data))
+	sendFile(w, r, name, bytes.NewReader(data), int64(len(data)), time.Time{}, etag, a.hostCompresses)
 }
 
 // read returns an asset's bytes and ETag (computed once).

@@ -12,11 +12,19 @@
 //	                            *.safetensors, model.onnx; nothing else)
 //	GET  /data/demo/MODEL.npy   the demo corpus embedded by MODEL (float32 .npy, rows in corpus order)
 //	GET  /data/demo/MODEL.json  what made them: model and tokenizer fingerprints, corpus hash, document ids
-//	POST /api/encode            texts or token ids -> embeddings (needs Options.Encoder; 501 without);
+//	GET  /ort/FILE              onnxruntime-web's files the app loads (ORTWebFiles, from Options.ORTWeb)
+//	GET  /ort/index.json        its version and files (ORTIndex)
+//	POST /api/encode            texts or token ids -> embeddings (needs Options.Encoder; 501 without), with
+//	                            the engine and fingerprint of what encodes them (EngineNamer, Fingerprinter);
 //	                            with "engine": E, 409 unless the Encoder is an EngineNamer naming E
 //	POST /api/metrics           qrels + run text -> the numbers of "dreval metrics -format json"
 //	POST /api/perturb           texts -> perturbed ids and decoded text (a tokenizer of Options.Models)
 //	GET  /healthz               "ok"
+//
+// Model files, onnxruntime-web's files, the demo vectors and the app's
+// files go out gzip-compressed to clients that accept it (sendFile), with
+// ETags for revalidation; every response carries IsolationHeaders, so
+// the page is cross-origin isolated and onnxruntime-web can use threads.
 //
 // Every API error is a JSON object {"error": "..."} with a 4xx or 5xx
 // status. Request bodies are bounded (413 beyond Limits.MaxBodyBytes), as

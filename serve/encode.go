@@ -31,10 +31,12 @@ const encodeWhat = `{"model": "minilm", "texts": [...]} or {"model": "minilm", "
 
 // encodeResponse is the JSON reply of POST /api/encode.
 type encodeResponse struct {
-	Model      string      `json:"model"`
-	Dim        int         `json:"dim"`
-	Truncated  int         `json:"truncated"`
-	Embeddings [][]float32 `json:"embeddings"`
+	Model       string      `json:"model"`
+	Dim         int         `json:"dim"`
+	Engine      string      `json:"engine,omitempty"`
+	Fingerprint string      `json:"fingerprint,omitempty"`
+	Truncated   int         `json:"truncated"`
+	Embeddings  [][]float32 `json:"embeddings"`
 }
 
 // Binary replies of /api/encode (Accept: application/octet-stream) are
@@ -82,11 +84,14 @@ func (s *server) encode(ctx context.Context, req *request) (*reply, error) {
 		}
 		return nil, err
 	}
+	have, fingerprint := "", ""
+	if en, ok := enc.(EngineNamer); ok {
+		have = en.Engine()
+	}
+	if fp, ok := enc.(Fingerprinter); ok {
+		fingerprint = fp.Fingerprint()
+	}
 	if er.Engine != "" {
-		have := ""
-		if en, ok := enc.(EngineNamer); ok {
-			have = en.Engine()
-		}
 		if have != er.Engine {
 			if have == "" {
 				have = "an engine it does not name"
@@ -135,12 +140,15 @@ func (s *server) encode(ctx context.Context, req *request) (*reply, error) {
 		h.Set(HeaderRows, strconv.Itoa(len(vecs)))
 		h.Set(HeaderDim, strconv.Itoa(dim))
 		h.Set("X-Dreval-Truncated", strconv.Itoa(truncated))
+		if have != "" {
+			h.Set("X-Dreval-Engine", have)
+		}
 		return &reply{contentType: "application/octet-stream", header: h, body: b}, nil
 	}
 	if vecs == nil {
 		vecs = [][]float32{}
 	}
-	return jsonReply(encodeResponse{Model: er.Model, Dim: dim, Truncated: truncated, Embeddings: vecs})
+	return jsonReply(encodeResponse{Model: er.Model, Dim: dim, Engine: have, Fingerprint: fingerprint, Truncated: truncated, Embeddings: vecs})
 }
 
 // checkIDs checks id sequences a client sent: not empty, no longer than

@@ -62,9 +62,9 @@ func (s *server) models(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	// The weights are large: the ETag comes from size and time, not
 	// content, so serving them never reads them twice.
-	h.Set("ETag", fmt.Sprintf(`"%x-%x"`, st.Size(), st.ModTime().UnixNano()))
+	etag := fmt.Sprintf(`"%x-%x"`, st.Size(), st.ModTime().UnixNano())
 	if rs, ok := f.(io.ReadSeeker); ok {
-		http.ServeContent(w, r, file, st.ModTime(), rs)
+		sendFile(w, r, file, rs, st.Size(), st.ModTime(), etag, s.opts.HostCompresses)
 		return
 	}
 	data, err := io.ReadAll(f)
@@ -72,7 +72,7 @@ func (s *server) models(w http.ResponseWriter, r *http.Request) {
 		writeError(w, fmt.Errorf("%s: %w", r.URL.Path, err))
 		return
 	}
-	http.ServeContent(w, r, file, st.ModTime(), bytes.NewReader(data))
+	sendFile(w, r, file, bytes.NewReader(data), int64(len(data)), st.ModTime(), etag, s.opts.HostCompresses)
 }
 
 // modelIndex serves /models/index.json: Options.Models's models and
@@ -144,8 +144,7 @@ func (s *server) demoFile(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", ContentType(file))
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("ETag", hashETag(body))
-	http.ServeContent(w, r, file, time.Time{}, bytes.NewReader(body))
+	sendFile(w, r, file, bytes.NewReader(body), int64(len(body)), time.Time{}, hashETag(body), s.opts.HostCompresses)
 }
 
 // demoData returns model's demo data, computing it once; callers asking

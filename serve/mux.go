@@ -61,8 +61,9 @@ func NewMux(opts Options) http.Handler {
 	})
 	mux.HandleFunc("/models/", s.models)
 	mux.HandleFunc("/data/", s.demoFile)
+	mux.HandleFunc("/ort/", s.ortWeb)
 	mux.Handle("/", s.assets)
-	return mux
+	return isolate(mux)
 }
 
 func (s *server) healthz(w http.ResponseWriter, r *http.Request) {

@@ -34,9 +34,18 @@ const (
 // EngineNamer is implemented by an Encoder that names the engine computing
 // its vectors ("go", "ort", "static", as experiment.Model.Engine does).
 // An /api/encode request that asks for an engine is refused (409) unless
-// its Encoder implements EngineNamer and names that engine.
+// its Encoder implements EngineNamer and names that engine; replies name
+// it ("engine").
 type EngineNamer interface {
 	Engine() string
+}
+
+// Fingerprinter is implemented by an Encoder that identifies the model
+// side it encodes (experiment.Tower's fingerprint: the model's files and
+// settings and the engine); replies give it ("fingerprint"), so that the
+// browser app encodes with the server only what it would encode itself.
+type Fingerprinter interface {
+	Fingerprint() string
 }
 
 // DemoData is a model's embeddings of the demo corpus, as served under
@@ -70,6 +79,11 @@ type Options struct {
 	// /models/ serves its allowed files, and /api/perturb loads
 	// NAME/tokenizer.json from it.
 	Models fs.FS
+	// ORTWeb holds onnxruntime-web's files (the folder
+	// scripts/setup-ort-web.sh installs), served under /ort/ for the
+	// browser app's transformer engine; nil serves none (the app then
+	// encodes with the pure-Go engine).
+	ORTWeb fs.FS
 	// Encoder opens side (SideQuery or SideDocument) of a model for
 	// /api/encode; nil answers 501. It is called for each request: cache
 	// the models it opens.

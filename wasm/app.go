@@ -28,7 +28,8 @@ import (
 // app is one worker's state: its opened models, the corpus vectors it
 // encoded, the last results.
 type app struct {
-	mu     sync.Mutex
+	mu sync.Mutex
+	// models holds the opened models by modelKey (name and engine).
 	models map[string]*experiment.Model
 	cache  *experiment.MemCache
 	// session keeps what a run leaves for the next (experiment.Session):
@@ -45,14 +46,17 @@ type app struct {
 	nextID   int
 	base     *experiment.Registry
 	registry *experiment.Registry
-	// servers holds, per model, the server embedder probeServer found
-	// (nil: encode here) and why not.
-	servers map[string]serverChoice // by model and side
+	// servers holds, per model and side, the server embedder probeServer
+	// found (nil: encode here) and why not.
+	servers map[string]serverChoice
 	// files holds the models and uploads (see files.go); served is the
 	// site's model index, fetched the models already in files.
 	files   *memfs.FS
 	served  served
 	fetched map[string]bool
+	// current is the run in progress (run, reproduce): its engine
+	// setting and what its models encoded.
+	current runState
 }
 
 type serverChoice struct {
@@ -73,18 +77,46 @@ func newApp() *app {
 	return a
 }
 
-// modelOptions are the options the worker opens models with: the pure-Go
-// engine, the models in the worker's files.
-func (a *app) modelOptions() experiment.ModelOptions {
-	return experiment.ModelOptions{Engine: experiment.EngineGo, ModelsDir: modelsDir, Analyzer: experiment.AnalyzerWordPiece, Files: a.files}
+// localEngine is the engine a setting e encodes with in this browser:
+// engineGo, engineORTWeb or engineWebGPU (auto: onnxruntime-web on
+// WebAssembly; it falls back to Go, with the reason in the model's notes,
+// where the site does not serve onnxruntime-web).
+func localEngine(e string) string {
+	if e == engineAuto || e == "" {
+		return engineORTWeb
+	}
+	return e
 }
 
-// openLocal opens model name with the command line's registry, once,
-// fetching a served model's files first; a name it does not know is
-// looked for as a directory of the worker's models (an upload).
-func (a *app) openLocal(ctx context.Context, name string) (*experiment.Model, error) {
+// modelOptions are the options the worker opens models with for engine
+// setting e: the models in the worker's files, transformers on
+// onnxruntime-web (falling back to the pure-Go engine) or on the pure-Go
+// engine; static models and BM25 whatever e says.
+func (a *app) modelOptions(e string) experiment.ModelOptions {
+	o := experiment.ModelOptions{Engine: experiment.EngineGo, ModelsDir: modelsDir, Analyzer: experiment.AnalyzerWordPiece, Files: a.files}
+	if l := localEngine(e); l != engineGo {
+		o.Engine, o.External = experiment.EngineAuto, a.ortExternal(l)
+	}
+	return o
+}
+
+// modelKey is the key of a.models: a model opened for an engine (the
+// static model and BM25 open alike for every engine).
+func modelKey(name, e string) string {
+	if name == "static" || name == "bm25" {
+		return name + "\x00"
+	}
+	return name + "\x00" + localEngine(e)
+}
+
+// openLocal opens model name for engine setting e with the command
+// line's registry, once, fetching a served model's files first; a name
+// it does not know is looked for as a directory of the worker's models
+// (an upload).
+func (a *app) openLocal(ctx context.Context, name, e string) (*experiment.Model, error) {
+	key := modelKey(name, e)
 	a.mu.Lock()
-	m, ok := a.models[name]
+	m, ok := a.models[key]
 	a.mu.Unlock()
 	if ok {
 		return m, nil
@@ -98,61 +130,89 @@ func (a *app) openLocal(ctx context.Context, name string) (*experiment.Model, er
 	} else if err := a.ensureModel(name); err != nil {
 		return nil, err
 	}
-	m, err := a.base.Open(ctx, open, a.modelOptions())
+	m, err := a.base.Open(ctx, open, a.modelOptions(e))
 	if err != nil {
 		return nil, err
 	}
 	a.mu.Lock()
-	a.models[name] = m
+	a.models[key] = m
 	a.mu.Unlock()
 	return m, nil
 }
 
-// open is the run's Factory: the cached local model, its embedder the
-// server's /api/encode when the server encodes the model with the same
-// engine, else shared with the helper workers.
-func (a *app) open(ctx context.Context, name string, _ experiment.ModelOptions) (*experiment.Model, error) {
-	m, err := a.openLocal(ctx, name)
+// resolve returns model name as the current run uses it: the cached
+// local model, its embedders the server's /api/encode when the engine
+// setting is auto and the server encodes the same model (its
+// fingerprints then the server engine's), else shared with the helper
+// workers; and the server's engine ("" when encoding here) with why
+// not.
+func (a *app) resolve(ctx context.Context, name, e string) (m *experiment.Model, server, why string, err error) {
+	local, err := a.openLocal(ctx, name, e)
 	if err != nil {
-		return nil, err
+		return nil, "", "", err
 	}
-	cp := *m
+	cp := *local
 	cp.Close = nil // kept open for the next run
-	if m.Kind != experiment.Dense {
-		return &cp, nil
+	if local.Kind != experiment.Dense {
+		return &cp, "", "", nil
 	}
-	if !isUpload(name) {
-		q, qwhy := a.server(name, engine.Query, m.Query)
-		d, dwhy := a.server(name, engine.Document, m.Document)
-		if q != nil && d != nil {
+	switch {
+	case isUpload(name):
+		why = "an uploaded model"
+	case e != engineAuto:
+		why = "the engine setting is " + e
+	default:
+		q, qwhy := a.server(name, engine.Query, local)
+		d, dwhy := a.server(name, engine.Document, local)
+		if q != nil && d != nil && q.engine == d.engine {
+			sm, err := local.WithEngine(q.engine)
+			if err != nil {
+				return nil, "", "", err
+			}
+			cp = *sm
+			cp.Close = nil
 			cp.Query.Embedder, cp.Document.Embedder = q, d
-			cp.Notes = append(slices.Clone(m.Notes), "encoding with the server's api/encode (engine "+m.Engine+", the browser's own)")
-			return &cp, nil
+			cp.Notes = append(slices.Clone(local.Notes), "encoding on the server ("+engineWords(q.engine)+")")
+			return &cp, q.engine, "", nil
 		}
-		why := qwhy
+		why = qwhy
 		if why == "" {
 			why = dwhy
 		}
-		cp.Notes = append(slices.Clone(m.Notes), "encoding in the browser ("+why+")")
-	} else {
-		cp.Notes = append(slices.Clone(m.Notes), "encoding in the browser (an uploaded model)")
 	}
+	cp.Notes = append(slices.Clone(local.Notes), "encoding in the browser ("+why+")")
 	if peers := a.peerList(); len(peers) > 0 {
-		cp.Query.Embedder = &helperEmbedder{local: m.Query.Embedder, model: name, side: engine.Query, peers: peers, a: a}
-		cp.Document.Embedder = &helperEmbedder{local: m.Document.Embedder, model: name, side: engine.Document, peers: peers, a: a}
+		cp.Query.Embedder = &helperEmbedder{local: local.Query.Embedder, model: name, engine: e, side: engine.Query, peers: peers, a: a}
+		cp.Document.Embedder = &helperEmbedder{local: local.Document.Embedder, model: name, engine: e, side: engine.Document, peers: peers, a: a}
 	}
-	return &cp, nil
+	return &cp, "", why, nil
 }
 
-// server returns the server's embedder of side of model name (t its
-// tower here), probed once, or nil and why not.
-func (a *app) server(name, side string, t experiment.Tower) (*serverEmbedder, string) {
+// open is the run's Factory: the model resolve gives for the current
+// run's engine setting, its embedders counting what they encode.
+func (a *app) open(ctx context.Context, name string, _ experiment.ModelOptions) (*experiment.Model, error) {
+	e := a.current.engineSetting()
+	m, server, why, err := a.resolve(ctx, name, e)
+	if err != nil || m.Kind != experiment.Dense {
+		return m, err
+	}
+	st := &encodeStats{model: name, label: func() string { return engineLabel(m, e, 1+len(a.peerList()), server) },
+		note: func() string { return engineNote(m, e, server, why) }}
+	m.Query.Embedder = &countingEmbedder{Embedder: m.Query.Embedder, st: st}
+	m.Document.Embedder = &countingEmbedder{Embedder: m.Document.Embedder, st: st}
+	a.current.add(st)
+	return m, nil
+}
+
+// server returns the server's embedder of side of the local model m,
+// probed once, or nil and why not.
+func (a *app) server(name, side string, m *experiment.Model) (*serverEmbedder, string) {
 	key := name + "\x00" + side
 	a.mu.Lock()
 	sc, ok := a.servers[key]
 	a.mu.Unlock()
 	if !ok {
-		sc.emb, sc.why = probeServer(name, side, t)
+		sc.emb, sc.why = probeServer(name, side, m)
 		a.mu.Lock()
 		a.servers[key] = sc
 		a.mu.Unlock()
@@ -173,6 +233,8 @@ type runRequest struct {
 	TREC      bool      `json:"trec"`
 	K         int       `json:"k"`
 	Resamples int       `json:"resamples"`
+	// Engine is the page's Engine setting (auto, ort-web, webgpu, go).
+	Engine string `json:"engine"`
 }
 
 // decode reads a JSON-compatible JS value into v.
@@ -208,16 +270,26 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 	if err := decode(msg.Get("request"), &q); err != nil {
 		return nil, fmt.Errorf("bad run request: %v", err)
 	}
+	e, err := checkEngine(q.Engine)
+	if err != nil {
+		return nil, err
+	}
 	if isUpload(q.Model) {
 		// Uploaded models live in modelsDir under names of their own.
 		a.registry.Register(q.Model, a.open)
 	}
 	start := time.Now()
+	a.current.begin(e)
 	data, err := a.data(q.Data, q.Split)
 	if err != nil {
 		return nil, err
 	}
-	cfg := q.Config(a.registry, a.cache, data, a.modelOptions())
+	if len(data.names) == 1 && data.names[0] == "demo" {
+		if err := a.demoVectors(ctx, q.Model, e); err != nil {
+			return nil, err
+		}
+	}
+	cfg := q.Config(a.registry, a.cache, data, a.modelOptions(e))
 	// The paired tests wait: those of the rate shown are computed below,
 	// the others in the background (tests.go).
 	cfg.DeferTests = true
@@ -248,6 +320,7 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 		warns = append(warns, w)
 	}
 	out["warnings"] = warns
+	out["encoding"], out["notes"] = a.current.report()
 	out["runSeconds"] = runSeconds // experiment.Run alone
 	out["seconds"] = time.Since(start).Seconds()
 	return out, nil
@@ -383,7 +456,11 @@ func (a *app) metrics(msg js.Value) (map[string]any, error) {
 // embed embeds a helper's chunk: msg.data holds the sequences' ids back to
 // back and msg.lens their lengths, as little-endian int32.
 func (a *app) embed(msg js.Value) ([]byte, int, error) {
-	m, err := a.openLocal(context.Background(), msg.Get("model").String())
+	e, err := checkEngine(stringOf(msg.Get("engine")))
+	if err != nil {
+		return nil, 0, err
+	}
+	m, err := a.openLocal(context.Background(), msg.Get("model").String(), e)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -407,6 +484,14 @@ func (a *app) embed(msg js.Value) ([]byte, int, error) {
 		}
 	}
 	return out, dim, nil
+}
+
+// stringOf returns v as a string, "" when it is not one (undefined).
+func stringOf(v js.Value) string {
+	if v.Type() != js.TypeString {
+		return ""
+	}
+	return v.String()
 }
 
 func bytesOf(v js.Value) []byte {
@@ -452,15 +537,27 @@ func jsBytes(b []byte) js.Value {
 	return v
 }
 
-// bench embeds msg.n sequences of msg.tokens ids (special tokens included)
-// with this worker's own embedder, in batches of 32, and reports the
-// sentences per second.
+// bench embeds msg.n sequences of msg.tokens ids (special tokens
+// included) with this worker's own embedder of msg.model under engine
+// setting msg.engine (default auto: onnxruntime-web where the site serves
+// it), in batches of msg.batch (default 32), and reports the sentences
+// per second; with msg.all, each batch of msg.batch sequences per worker
+// is split between this worker and its helpers as a run splits it
+// (helperEmbedder).
 func (a *app) bench(msg js.Value) (map[string]any, error) {
 	name, n, tokens := msg.Get("model").String(), msg.Get("n").Int(), msg.Get("tokens").Int()
 	if n < 1 || tokens < 2 {
 		return nil, fmt.Errorf("bench: n %d and tokens %d: want n >= 1, tokens >= 2", n, tokens)
 	}
-	m, err := a.openLocal(context.Background(), name)
+	e, err := checkEngine(stringOf(msg.Get("engine")))
+	if err != nil {
+		return nil, err
+	}
+	batch := 32
+	if b := msg.Get("batch"); b.Type() == js.TypeNumber && b.Int() > 0 {
+		batch = b.Int()
+	}
+	m, err := a.openLocal(context.Background(), name, e)
 	if err != nil {
 		return nil, err
 	}
@@ -476,18 +573,16 @@ func (a *app) bench(msg js.Value) (map[string]any, error) {
 	for i := range seqs {
 		seqs[i] = seq
 	}
-	// With "all", the batches are split between this worker and its
-	// helpers as a run splits them (helperEmbedder), 32 sequences each.
 	emb, workers := m.Document.Embedder, 1
 	if msg.Get("all").Truthy() {
 		if peers := a.peerList(); len(peers) > 0 {
-			emb, workers = &helperEmbedder{local: m.Document.Embedder, model: name, side: engine.Document, peers: peers, a: a}, 1+len(peers)
+			emb, workers = &helperEmbedder{local: m.Document.Embedder, model: name, engine: e, side: engine.Document, peers: peers, a: a}, 1+len(peers)
 		}
 	}
-	if _, err := emb.EmbedIDs(seqs[:min(n, workers)]); err != nil { // warm up (every worker)
+	if _, err := emb.EmbedIDs(seqs[:min(n, batch*workers)]); err != nil { // warm up (every worker)
 		return nil, err
 	}
-	batch := 32 * workers
+	batch *= workers
 	start := time.Now()
 	for lo := 0; lo < n; lo += batch {
 		if _, err := emb.EmbedIDs(seqs[lo:min(lo+batch, n)]); err != nil {
@@ -495,5 +590,6 @@ func (a *app) bench(msg js.Value) (map[string]any, error) {
 		}
 	}
 	sec := time.Since(start).Seconds()
-	return map[string]any{"sentences": n, "tokens": tokens, "workers": workers, "seconds": sec, "perSecond": float64(n) / sec}, nil
+	label := engineLabel(m, e, workers, "")
+	return map[string]any{"sentences": n, "tokens": tokens, "workers": workers, "seconds": sec, "perSecond": float64(n) / sec, "engine": label}, nil
 }

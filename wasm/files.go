@@ -60,6 +60,23 @@ func fetchBytes(url string) ([]byte, error) {
 	return bytesOf(js.Global().Get("Uint8Array").New(ab)), nil
 }
 
+// fetchShared returns the body of url (relative to the worker's script)
+// as the page fetched it once for every worker (worker.js's
+// drevalFetch: kept in Cache Storage, its download shown with size as
+// the expected bytes and label naming it), or fetched here when the
+// worker runs without the page.
+func fetchShared(url string, size int64, label string) ([]byte, error) {
+	f := js.Global().Get("drevalFetch")
+	if f.Type() != js.TypeFunction {
+		return fetchBytes(url)
+	}
+	ab, err := await(f.Invoke(url, size, label))
+	if err != nil {
+		return nil, fmt.Errorf("fetching %s: %v", url, err)
+	}
+	return bytesOf(js.Global().Get("Uint8Array").New(ab)), nil
+}
+
 // index returns the site's model index (models/index.json), fetched
 // once; a site without one serves no models.
 func (a *app) index() (*modelfiles.Index, error) {
@@ -152,7 +169,7 @@ func (a *app) ensureModel(name string) error {
 		if _, err := a.files.Stat(local); err == nil {
 			continue
 		}
-		b, err := fetchBytes(modelfiles.URL(dir, f))
+		b, err := fetchShared(modelfiles.URL(dir, f), m.Size(f), dir+"'s "+f)
 		if err != nil {
 			return fmt.Errorf("model %s: %w", name, err)
 		}

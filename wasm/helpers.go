@@ -48,11 +48,12 @@ func (a *app) peerList() []*peer {
 // they work, then collects theirs. Each sequence's vector does not depend
 // on the chunk it is in.
 type helperEmbedder struct {
-	local experiment.Embedder
-	model string
-	side  string // the model's side the helpers embed with
-	peers []*peer
-	a     *app
+	local  experiment.Embedder
+	model  string
+	engine string // the engine setting the helpers open the model with
+	side   string // the model's side the helpers embed with
+	peers  []*peer
+	a      *app
 }
 
 func (h *helperEmbedder) Dim() int { return h.local.Dim() }
@@ -84,7 +85,7 @@ func (h *helperEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 		h.a.mu.Unlock()
 		data, lens := packIDs(ids[lo:hi])
 		p.port.Call("postMessage", js.ValueOf(map[string]any{
-			"type": "embed", "id": id, "model": h.model, "side": h.side, "data": jsBytes(data), "lens": jsBytes(lens),
+			"type": "embed", "id": id, "model": h.model, "engine": h.engine, "side": h.side, "data": jsBytes(data), "lens": jsBytes(lens),
 		}))
 		pending = append(pending, sent{p, id, lo, hi})
 	}

@@ -26,6 +26,8 @@ type reproduceRequest struct {
 	Data   string   `json:"data"`
 	Models []string `json:"models"`
 	Seeds  int      `json:"seeds"`
+	// Engine is the page's Engine setting (auto, ort-web, webgpu, go).
+	Engine string `json:"engine"`
 }
 
 // Config returns the experiment configuration of a request: the study's
@@ -56,13 +58,23 @@ func (q reproduceRequest) Config(reg *experiment.Registry, cache experiment.Cach
 }
 
 // Command returns the command line that computes the same numbers
-// natively (an uploaded folder under its own name).
-func (q reproduceRequest) Command(cfg experiment.Config) string {
+// natively (an uploaded folder under its own name): with -engine ort
+// when a model of res was encoded by ONNX Runtime (onnxruntime-web or
+// the server's), else -engine go.
+func (q reproduceRequest) Command(cfg experiment.Config, res *results.Results) string {
 	data := q.Data
 	if i := strings.LastIndex(data, "/"); i >= 0 {
 		data = data[i+1:]
 	}
-	return fmt.Sprintf("dreval reproduce -engine go -data %s -models %s -seeds %d", data, strings.Join(cfg.Models, ","), cfg.Seeds)
+	eng := "go"
+	for _, d := range res.Datasets {
+		for _, m := range d.Models {
+			if m.Engine == "ort" {
+				eng = "ort"
+			}
+		}
+	}
+	return fmt.Sprintf("dreval reproduce -engine %s -data %s -models %s -seeds %d", eng, data, strings.Join(cfg.Models, ","), cfg.Seeds)
 }
 
 // buildVersion is the module version the app was built at, as "dreval
@@ -118,12 +130,17 @@ func (a *app) reproduce(ctx context.Context, msg js.Value, progress func(map[str
 	if err := decode(msg.Get("request"), &q); err != nil {
 		return nil, fmt.Errorf("bad reproduce request: %v", err)
 	}
+	e, err := checkEngine(q.Engine)
+	if err != nil {
+		return nil, err
+	}
 	start := time.Now()
+	a.current.begin(e)
 	data, err := a.data(q.Data, "test")
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := q.Config(a.registry, a.cache, data, a.modelOptions())
+	cfg, err := q.Config(a.registry, a.cache, data, a.modelOptions(e))
 	if err != nil {
 		return nil, err
 	}
@@ -133,13 +150,14 @@ func (a *app) reproduce(ctx context.Context, msg js.Value, progress func(map[str
 	}
 	runSeconds := time.Since(start).Seconds()
 	out, err := reproduction(res, report.ReproductionOptions{
-		Command:   q.Command(cfg),
+		Command:   q.Command(cfg, res),
 		Machine:   "the browser app (js/wasm), " + strconv.Itoa(1+len(a.peerList())) + " worker(s)",
 		DropRates: experiment.StudyDropRates(),
 	})
 	if err != nil {
 		return nil, err
 	}
+	out["encoding"], out["notes"] = a.current.report()
 	out["runSeconds"] = runSeconds
 	out["seconds"] = time.Since(start).Seconds()
 	return out, nil

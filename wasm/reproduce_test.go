@@ -13,6 +13,7 @@ import (
 	"github.com/dreval/dreval/experiment/experimenttest"
 	"github.com/dreval/dreval/perturb"
 	"github.com/dreval/dreval/report"
+	"github.com/dreval/dreval/results"
 	"github.com/dreval/dreval/ui"
 )
 
@@ -50,7 +51,7 @@ func TestReproduceRequestConfig(t *testing.T) {
 		if cfg.Registry != reg || cfg.ModelOptions.Engine != "go" || cfg.Version == "" {
 			t.Errorf("%+v: registry, engine %q or version %q not set", tt.q, cfg.ModelOptions.Engine, cfg.Version)
 		}
-		if got := tt.q.Command(cfg); got != tt.command {
+		if got := tt.q.Command(cfg, &results.Results{}); got != tt.command {
 			t.Errorf("%+v: command %q, want %q", tt.q, got, tt.command)
 		}
 	}

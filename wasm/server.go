@@ -11,13 +11,17 @@ import (
 	"strconv"
 	"syscall/js"
 
+	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/experiment"
 )
 
-// The app encodes with the server when it is "dreval serve" with the
-// model open under the same engine: POST /api/encode (package serve) with
-// "engine" set to the local model's, so the server refuses (409) rather
-// than return vectors whose last bits differ from the browser's. Static
+// Under the Engine setting auto, the app encodes with the server when it
+// is "dreval serve" with the same model, whatever engine it runs: POST
+// /api/encode (package serve) with no ids answers the model's
+// dimension, engine and fingerprint, which must be the page's model's
+// with that engine (experiment.Model.WithEngine): the same files, the
+// same settings. The requests then name the server's engine, so a server
+// restarted with another is refused (409) rather than mixed in. Static
 // hosts answer 404, the Worker and servers without the model 501 or 404:
 // the app then encodes in the browser.
 
@@ -100,46 +104,82 @@ func postJSON(url string, body []byte, accept string) (*fetchReply, error) {
 type encodeBody struct {
 	Model  string    `json:"model"`
 	Side   string    `json:"side"`
-	Engine string    `json:"engine"`
+	Engine string    `json:"engine,omitempty"`
 	IDs    [][]int32 `json:"ids"`
 }
 
 // serverEmbedder embeds side of a model through the server's
-// /api/encode.
+// /api/encode, with the server's engine.
 type serverEmbedder struct {
 	url, model, side, engine string
 	dim                      int
 }
 
 // probeServer returns an embedder of side of model name through the
-// server when the server encodes it with tower t's engine and dimension;
-// else nil and why.
-func probeServer(name, side string, t experiment.Tower) (*serverEmbedder, string) {
+// server when the server encodes the same model as m (the local model)
+// with the same dimension; else nil and why not, in words.
+func probeServer(name, side string, m *experiment.Model) (*serverEmbedder, string) {
 	u, err := encodeURL()
 	if err != nil {
 		return nil, err.Error()
 	}
-	body, err := json.Marshal(encodeBody{Model: name, Side: side, Engine: t.Engine, IDs: [][]int32{}})
+	body, err := json.Marshal(encodeBody{Model: name, Side: side, IDs: [][]int32{}})
 	if err != nil {
 		return nil, err.Error()
 	}
 	resp, err := postJSON(u, body, "application/json")
 	if err != nil {
-		return nil, "api/encode could not be reached: " + err.Error()
+		return nil, "the server could not be reached: " + err.Error()
 	}
-	if resp.status != 200 {
-		return nil, fmt.Sprintf("the server's api/encode answered %d %s", resp.status, resp.statusText)
+	switch resp.status {
+	case 200:
+	case 404:
+		return nil, "this host does not encode " + name + " (no dreval serve, or it lacks the model)"
+	case 501:
+		return nil, "this host does not encode (a static site or the Worker)"
+	default:
+		return nil, fmt.Sprintf("the server could not encode %s (%s)", name, serverError(resp))
 	}
 	var r struct {
-		Dim *int `json:"dim"`
+		Dim         *int   `json:"dim"`
+		Engine      string `json:"engine"`
+		Fingerprint string `json:"fingerprint"`
 	}
 	if err := json.Unmarshal(resp.body, &r); err != nil || r.Dim == nil {
 		return nil, "the server's api/encode did not answer an encode reply"
 	}
+	t := m.Query
+	if side == engine.Document {
+		t = m.Document
+	}
 	if *r.Dim != t.Embedder.Dim() {
 		return nil, fmt.Sprintf("the server's %s has %d dimensions, this one %d", name, *r.Dim, t.Embedder.Dim())
 	}
-	return &serverEmbedder{url: u, model: name, side: side, engine: t.Engine, dim: *r.Dim}, ""
+	if r.Engine != "" && r.Fingerprint != "" {
+		same, err := m.WithEngine(r.Engine)
+		if err != nil {
+			return nil, err.Error()
+		}
+		want := same.Query.Fingerprint
+		if side == engine.Document {
+			want = same.Document.Fingerprint
+		}
+		if r.Fingerprint != want {
+			return nil, fmt.Sprintf("the server's %s is another model than the one it serves to this page (fingerprint %s, the page's %s)", name, r.Fingerprint, want)
+		}
+	}
+	return &serverEmbedder{url: u, model: name, side: side, engine: r.Engine, dim: *r.Dim}, ""
+}
+
+// serverError is the error message of a reply, or its status.
+func serverError(resp *fetchReply) string {
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(resp.body, &e) == nil && e.Error != "" {
+		return e.Error
+	}
+	return fmt.Sprintf("HTTP %d %s", resp.status, resp.statusText)
 }
 
 func (s *serverEmbedder) Dim() int { return s.dim }
@@ -156,13 +196,7 @@ func (s *serverEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 	}
 	b := resp.body
 	if resp.status != 200 {
-		var e struct {
-			Error string `json:"error"`
-		}
-		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			return nil, fmt.Errorf("encoding on the server: %d %s: %s", resp.status, resp.statusText, e.Error)
-		}
-		return nil, fmt.Errorf("encoding on the server: %d %s", resp.status, resp.statusText)
+		return nil, fmt.Errorf("encoding on the server: %s", serverError(resp))
 	}
 	rows, err1 := strconv.Atoi(resp.header("X-Dreval-Rows"))
 	dim, err2 := strconv.Atoi(resp.header("X-Dreval-Dim"))

@@ -18,7 +18,11 @@ import (
 // file, before any run; it describes the model.
 func (a *app) checkModel(msg js.Value) (map[string]any, error) {
 	name := msg.Get("model").String()
-	m, err := a.openLocal(context.Background(), name)
+	e, err := checkEngine(stringOf(msg.Get("engine")))
+	if err != nil {
+		return nil, err
+	}
+	m, err := a.openLocal(context.Background(), name, e)
 	if err != nil {
 		return nil, err
 	}
@@ -55,14 +59,25 @@ func (a *app) checkModel(msg js.Value) (map[string]any, error) {
 // so that its weights can be collected.
 func (a *app) forget(msg js.Value) {
 	name := msg.Get("model").String()
+	var closing []*experiment.Model
 	a.mu.Lock()
-	m := a.models[name]
-	delete(a.models, name)
-	delete(a.servers, name)
+	for key, m := range a.models {
+		if strings.HasPrefix(key, name+"\x00") {
+			closing = append(closing, m)
+			delete(a.models, key)
+		}
+	}
+	for key := range a.servers {
+		if strings.HasPrefix(key, name+"\x00") {
+			delete(a.servers, key)
+		}
+	}
 	// The session's indexes of the upload would stay in memory.
 	a.session = experiment.NewSession()
 	a.mu.Unlock()
-	if m != nil && m.Close != nil {
-		m.Close()
+	for _, m := range closing {
+		if m.Close != nil {
+			m.Close()
+		}
 	}
 }

@@ -29,7 +29,11 @@ const serveUsage = `[-addr 127.0.0.1:8080] [-models DIR] [flags]
 Serves the browser app built into this binary, the files of the installed
 models (/models/NAME/config.json, tokenizer.json, *.safetensors, model.onnx),
 the demo corpus embedded by each model (/data/demo/MODEL.npy and .json,
-computed on first request, or read from the "dreval eval" cache), and the API:
+computed on first request, or read from the "dreval eval" cache),
+onnxruntime-web (/ort/, from -ort-web) and the API. The page encodes the
+models this server serves through /api/encode (ONNX Runtime when it runs
+here: -engine auto). Every response is sent with the headers that make the
+page cross-origin isolated (COOP/COEP), so onnxruntime-web may use threads.
 
   POST /api/encode   {"model": "minilm", "texts": [...]} or {"model", "ids": [[...]]}, optional "engine": "go" (409 if the server encodes with another engine)
                      -> {"embeddings": [[...]], "dim", "truncated"}; with
@@ -51,6 +55,7 @@ func runServe(env *cliEnv, args []string) error {
 	engine := fs.String("engine", "auto", "encoder engine: auto (ONNX Runtime when it runs here, else go), go or ort")
 	ortLib := fs.String("ort-lib", evalDefaultOrtLib(), "ONNX Runtime shared `library`")
 	cacheDir := fs.String("cache", evalDefaultCacheDir(), "corpus embedding cache `directory` shared with \"dreval eval\" (\"\": none)")
+	ortWeb := fs.String("ort-web", defaultORTWeb(), "onnxruntime-web `directory` served under /ort/ for the page's transformer engine (scripts/setup-ort-web.sh installs it; \"\": none, the page encodes in pure Go)")
 	maxBody := fs.Int64("max-body", serve.DefaultLimits.MaxBodyBytes, "largest request body in `bytes` (413 beyond)")
 	maxTexts := fs.Int("max-texts", serve.DefaultLimits.MaxTexts, "most texts per encode or perturb request (400 beyond)")
 	timeout := fs.Duration("timeout", serve.DefaultLimits.Timeout, "most time an API request may take (503 beyond)")
@@ -82,9 +87,17 @@ func runServe(env *cliEnv, args []string) error {
 	}
 	sm := newServeModels(*models, eng, *ortLib, *cacheDir)
 	sm.note = func(msg string) { fmt.Fprintf(env.stderr, "dreval serve: %s\n", msg) }
+	ortFS, ortIndex, err := ortWebFS(*ortWeb)
+	switch {
+	case err != nil:
+		fmt.Fprintf(env.stderr, "dreval serve: warning: not serving onnxruntime-web: %v; the page encodes what this server does not with the pure-Go engine\n", err)
+	case ortIndex != nil:
+		fmt.Fprintf(env.stderr, "dreval serve: onnxruntime-web %s under /ort/ (from %s)\n", ortIndex.Version, *ortWeb)
+	}
 	h := serve.NewMux(serve.Options{
 		Assets:  webapp.FS(),
 		WasmGz:  webapp.WasmName,
+		ORTWeb:  ortFS,
 		Models:  modelsFS(*models),
 		Encoder: sm.encoder,
 		Demo:    sm.demo,

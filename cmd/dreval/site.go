@@ -33,10 +33,12 @@ const siteUsage = `-out DIR [-models DIR] [-model minilm,...] [flags]
 
 Writes a self-contained static site: the browser app built into this binary
 (index.html and its files, app.wasm and app.wasm.gz, wasm_exec.js), the files
-of each -model (models/NAME/config.json, tokenizer.json and weights) and the
+of each -model (models/NAME/config.json, tokenizer.json and weights), the
 demo corpus embedded by each model (data/demo/NAME.npy and NAME.json, read
-from the "dreval eval" cache or encoded here). The layout is the one "dreval
-serve" serves, so the app works from any static file host.`
+from the "dreval eval" cache or encoded here), onnxruntime-web (ort/, from
+-ort-web) and _headers, the COOP/COEP headers for the hosts that read it.
+The layout is the one "dreval serve" serves, so the app works from any
+static file host.`
 
 func runSite(env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "site", siteUsage)
@@ -48,6 +50,8 @@ func runSite(env *cliEnv, args []string) error {
 	cacheDir := fs.String("cache", evalDefaultCacheDir(), "corpus embedding cache `directory` shared with \"dreval eval\" (\"\": none)")
 	app := fs.Bool("app", true, "include the browser app (false: models and data only, as the Worker build embeds them)")
 	weights := fs.Bool("weights", true, "include the weight files (*.safetensors, pytorch_model.bin, model.onnx); false keeps config.json and tokenizer.json only")
+	ortWeb := fs.String("ort-web", defaultORTWeb(), "onnxruntime-web `directory` to copy into ort/ (scripts/setup-ort-web.sh installs it; \"\": none, the page encodes in pure Go)")
+	webgpu := fs.Bool("webgpu", true, "include onnxruntime-web's WebGPU build (27 MB; hosts with a 25 MiB limit per file, such as Workers static assets, need false)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -81,6 +85,16 @@ func runSite(env *cliEnv, args []string) error {
 	if *app {
 		if err := writeApp(*out, webapp.FS(), &st); err != nil {
 			return err
+		}
+		if err := st.write(filepath.Join(*out, "_headers"), siteHeaders()); err != nil {
+			return err
+		}
+		x, err := writeORTWeb(*out, *ortWeb, *webgpu, &st)
+		switch {
+		case err != nil:
+			fmt.Fprintf(env.stderr, "dreval site: warning: onnxruntime-web left out: %v; the page will encode with the pure-Go engine\n", err)
+		case x != nil:
+			fmt.Fprintf(env.stderr, "dreval site: onnxruntime-web %s in ort/ (%d files)\n", x.Version, len(x.Files))
 		}
 	}
 	sm := newServeModels(*models, eng, *ortLib, *cacheDir)

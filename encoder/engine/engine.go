@@ -53,6 +53,11 @@ type Options struct {
 	// for go, intra-op threads for ort; 0: one per core), batch size and
 	// progress callback.
 	Encoder encoder.Options
+	// External, when set, runs BERT-family models instead of ONNX Runtime
+	// (the browser app's onnxruntime-web): Engine Auto or External.Name
+	// opens them with it, Auto falling back to Go when it fails (the
+	// reason in Info.Fallback); Engine Go still runs the pure-Go engine.
+	External *External
 }
 
 // Info says which engine runs a model, and how.
@@ -125,8 +130,9 @@ func (m *Model) Close() error {
 // Runtime cannot run the model (see ORTUnavailable); Auto then falls back
 // to Go and records the reason in Info.Fallback.
 func Open(d encoder.Dir, o Options) (*Model, error) {
-	switch o.Engine {
-	case "", Auto, Go, ORT:
+	switch {
+	case o.Engine == "", o.Engine == Auto, o.Engine == Go, o.Engine == ORT:
+	case o.External != nil && o.Engine == o.External.Name:
 	default:
 		return nil, fmt.Errorf("engine %q is not known (known: auto, go, ort)", o.Engine)
 	}
@@ -148,7 +154,13 @@ func Open(d encoder.Dir, o Options) (*Model, error) {
 		return openStatic(d, o)
 	}
 	var ortErr error
-	if o.Engine != Go {
+	if o.External != nil && o.Engine != Go {
+		m, err := openExternal(d, o)
+		if err == nil || o.Engine == o.External.Name {
+			return m, err
+		}
+		ortErr = err
+	} else if o.Engine != Go {
 		if ortErr = ORTUnavailableFor(d, o.ORTLibrary, o.Encoder.ONNXFile); ortErr != nil && o.Engine == ORT {
 			return nil, fmt.Errorf("engine ort: %w", ortErr)
 		}

@@ -281,6 +281,28 @@ func TestWorker(t *testing.T) {
 		}
 	})
 
+	// Every response, files, API replies and errors alike, carries the
+	// headers that make the page cross-origin isolated (onnxruntime-web
+	// then runs on several threads).
+	t.Run("isolation", func(t *testing.T) {
+		for _, r := range []reply{
+			get(t, nil, base+"/"),
+			get(t, nil, base+"/worker.js"),
+			get(t, nil, base+"/nosuch.js"),
+			get(t, nil, base+"/models/minilm/tokenizer.json"),
+			get(t, nil, base+"/data/demo/minilm.npy"),
+			get(t, nil, base+"/ort/index.json"), // 404: the embedded app serves no onnxruntime-web
+			get(t, nil, base+"/healthz"),
+			post(t, base+"/api/encode", []byte(`{"model": "minilm", "texts": ["a"]}`)),
+		} {
+			for k, v := range serve.IsolationHeaders {
+				if got := r.header.Get(k); got != v {
+					t.Errorf("status %d: %s %q, want %q", r.status, k, got, v)
+				}
+			}
+		}
+	})
+
 	qrels, run := synthetic(100)
 
 	t.Run("metrics", func(t *testing.T) {

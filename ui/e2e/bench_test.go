@@ -3,7 +3,9 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/serve"
 )
 
 // The browser figures, measured in headless Chromium against the plain
@@ -178,4 +181,166 @@ func BenchmarkBrowserSliderAfterSweep(b *testing.B) {
 	}
 	b.ReportMetric(total/float64(b.N), "ms/refresh")
 	b.Logf("model %s", model)
+}
+
+// rawORTWeb times one onnxruntime-web session in the page's main thread,
+// as a page that uses onnxruntime-web alone would: the site's
+// ort.wasm.min.js, one thread, the installed MiniLM's model.onnx (served
+// as bench/model.onnx: the site ships the weights, from which the page
+// builds the same graph), batches of 16 x 32
+// tokens, for about 8 s after a warm-up run. It answers texts/s.
+const rawORTWeb = `(async () => {
+  await new Promise((resolve, reject) => { const s = document.createElement("script"); s.src = "ort/ort.wasm.min.js"; s.onload = resolve; s.onerror = () => reject(new Error("ort/ort.wasm.min.js")); document.head.appendChild(s); });
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.wasmPaths = new URL("ort/", location.href).href;
+  const model = new Uint8Array(await (await fetch("bench/model.onnx")).arrayBuffer());
+  const sess = await ort.InferenceSession.create(model, {executionProviders: ["wasm"]});
+  const B = 16, L = 32;
+  const ids = new BigInt64Array(B * L), mask = new BigInt64Array(B * L).fill(1n), types = new BigInt64Array(B * L);
+  for (let i = 0; i < B * L; i++) ids[i] = BigInt(i % L === 0 ? 101 : i % L === L - 1 ? 102 : 1996 + (i % L));
+  const feeds = {};
+  for (const n of sess.inputNames) feeds[n] = new ort.Tensor("int64", n === "input_ids" ? ids : n === "attention_mask" ? mask : types, [B, L]);
+  await sess.run(feeds);
+  const t0 = performance.now();
+  let n = 0;
+  while (performance.now() - t0 < 8000 || n < 64) { await sess.run(feeds); n += B; }
+  const perSecond = n / ((performance.now() - t0) / 1000);
+  await sess.release();
+  return perSecond;
+})()`
+
+// BenchmarkORTWebPage compares, in one headless Chromium on a site
+// served with COOP/COEP (as "dreval site" asks of a host, and "dreval
+// serve" does), MiniLM at 32 tokens: one raw onnxruntime-web session
+// (rawORTWeb: one thread, batches of 16), one of the page's workers on
+// onnxruntime-web (batches of 32), and all the page's workers together
+// (each batch split between them as a run splits it). Reported: texts/s
+// of each, and the page's and a worker's ratios to the raw session.
+//
+//	go test ./ui/e2e -run '^$' -bench ORTWebPage -benchtime 1x
+func BenchmarkORTWebPage(b *testing.B) {
+	onnx := filepath.Join(sharedtest.ModelDir(b, "minilm"), "model.onnx")
+	mux := http.NewServeMux()
+	mux.Handle("/", staticHost(ortSite(b), true))
+	mux.HandleFunc("/bench/model.onnx", func(w http.ResponseWriter, r *http.Request) {
+		for k, v := range serve.IsolationHeaders {
+			w.Header().Set(k, v)
+		}
+		http.ServeFile(w, r, onnx)
+	})
+	ctx, url := browser(b, 20*time.Minute, mux)
+	load(b, ctx, url)
+	workers := eval[int](b, ctx, `state.pool.size`)
+	var raw, one, all float64
+	var label string
+	for b.Loop() {
+		r, err := chromedp.Run(ctx, chromedp.Evaluate[float64](rawORTWeb, chromedp.EvalAwaitPromise))
+		if err != nil {
+			b.Fatal(err)
+		}
+		raw += r
+		w, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]any](
+			`state.pool.request({type: "bench", model: "minilm", engine: "ort-web", n: 256, tokens: 32}).then((a) => ({perSecond: a.perSecond, engine: a.engine}))`,
+			chromedp.EvalAwaitPromise))
+		if err != nil {
+			b.Fatal(err)
+		}
+		one += w["perSecond"].(float64)
+		p, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]any](
+			`state.pool.request({type: "bench", model: "minilm", engine: "ort-web", n: 256 * state.pool.size, tokens: 32, all: true}).then((a) => ({perSecond: a.perSecond, engine: a.engine}))`,
+			chromedp.EvalAwaitPromise))
+		if err != nil {
+			b.Fatal(err)
+		}
+		all += p["perSecond"].(float64)
+		label = p["engine"].(string)
+	}
+	n := float64(b.N)
+	b.Logf("page: %s", label)
+	b.ReportMetric(raw/n, "raw-session-texts/s")
+	b.ReportMetric(one/n, "worker-texts/s")
+	b.ReportMetric(all/n, "page-texts/s")
+	b.ReportMetric(one/raw, "worker/raw")
+	b.ReportMetric(all/raw, "page/raw")
+	b.ReportMetric(float64(workers), "workers")
+}
+
+// BenchmarkORTWebDemoSite times the MiniLM demo run with the page's
+// defaults (rate 10%, the form's seeds) from "dreval site"'s output on a
+// plain file server with the _headers COOP/COEP, in a fresh browser each
+// time (no Cache Storage): from the click on Run to the table. The site
+// is written by "dreval site" from the installed models and
+// onnxruntime-web (its precomputed demo vectors included), into
+// $DREVAL_BENCH_SITE (made with build/dreval site -out DIR -model minilm).
+//
+//	build/dreval site -out /tmp/site -model minilm
+//	DREVAL_BENCH_SITE=/tmp/site go test ./ui/e2e -run '^$' -bench ORTWebDemoSite -benchtime 1x
+func BenchmarkORTWebDemoSite(b *testing.B) {
+	dir := os.Getenv("DREVAL_BENCH_SITE")
+	if dir == "" {
+		b.Skip("DREVAL_BENCH_SITE is not set: write a site with build/dreval site -out DIR -model minilm")
+	}
+	var total float64
+	var status string
+	for b.Loop() {
+		ctx, url := browser(b, 10*time.Minute, staticHost(dir, true))
+		load(b, ctx, url)
+		eval[bool](b, ctx, `(() => { document.getElementById("model").value = "minilm"; return true; })()`)
+		start := time.Now()
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("run"))); err != nil {
+			b.Fatal(err)
+		}
+		finish(b, ctx, 1, 10*time.Minute)
+		total += time.Since(start).Seconds()
+		if msg := pageError(b, ctx); msg != "" {
+			b.Fatalf("the page shows an error: %s", msg)
+		}
+		status = eval[string](b, ctx, `document.getElementById("status").textContent`)
+	}
+	b.Logf("status: %s", status)
+	b.ReportMetric(total/float64(b.N), "s/run")
+}
+
+// BenchmarkORTWebCranfield runs Cranfield (../shared/data) with
+// MiniLM in the page on onnxruntime-web, uploaded as a BEIR folder, rate
+// 10%, one seed: from the click on Run to the table.
+//
+//	go test ./ui/e2e -run '^$' -bench ORTWebCranfield -benchtime 1x -timeout 30m
+func BenchmarkORTWebCranfield(b *testing.B) {
+	sharedtest.ModelDir(b, "minilm")
+	data := sharedtest.Path(b, "data/cranfield")
+	var total float64
+	var status string
+	for b.Loop() {
+		ctx, url := browser(b, 20*time.Minute, staticHost(ortSite(b), true))
+		load(b, ctx, url)
+		uploadBEIR(b, ctx, data)
+		eval[bool](b, ctx, `(() => { document.getElementById("model").value = "minilm"; document.getElementById("engine").value = "auto"; document.getElementById("seeds").value = "1"; return true; })()`)
+		setRate(b, ctx, 10, "input")
+		start := time.Now()
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("run"))); err != nil {
+			b.Fatal(err)
+		}
+		finish(b, ctx, 1, 15*time.Minute)
+		total += time.Since(start).Seconds()
+		if msg := pageError(b, ctx); msg != "" {
+			b.Fatalf("the page shows an error: %s", msg)
+		}
+		status = eval[string](b, ctx, `document.getElementById("status").textContent`)
+	}
+	b.Logf("status: %s", status)
+	b.ReportMetric(total/float64(b.N), "s/run")
+}
+
+// uploadBEIR picks the BEIR folder dir (corpus.jsonl, queries.jsonl,
+// qrels/test.tsv) in the page's file input.
+func uploadBEIR(t testing.TB, ctx context.Context, dir string) {
+	t.Helper()
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`input[name=data][value=beir]`)),
+		chromedp.SetUploadFiles(chromedp.ID("beir-pick"), []string{
+			filepath.Join(dir, "corpus.jsonl"), filepath.Join(dir, "queries.jsonl"), filepath.Join(dir, "qrels", "test.tsv")}),
+	); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -610,11 +610,14 @@ func testBEIRUpload(t testing.TB, h http.Handler) {
 	t.Logf("bm25 slider to 20%%: table refreshed in %s ms", eval[string](t, ctx, `document.getElementById("timing").dataset.ms`))
 }
 
-// TestMain removes the assembled site after the tests.
+// TestMain removes the assembled sites and the built command after the
+// tests.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if siteDir != "" {
-		os.RemoveAll(siteDir)
+	for _, dir := range []string{siteDir, ortSiteDir, filepath.Dir(drevalBin)} {
+		if dir != "" && dir != "." {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,6 +31,15 @@ type testEncoder struct {
 
 func (e testEncoder) Engine() string { return e.engine }
 
+// printedEncoder is a testEncoder that also gives a fingerprint, as
+// "dreval serve"'s encoders do (serve.Fingerprinter).
+type printedEncoder struct {
+	testEncoder
+	fingerprint string
+}
+
+func (e printedEncoder) Fingerprint() string { return e.fingerprint }
+
 // staticEncoder opens the installed static model as "dreval serve" does.
 func staticEncoder(t testing.TB) *experiment.TextEncoder {
 	t.Helper()
@@ -42,6 +52,21 @@ func staticEncoder(t testing.TB) *experiment.TextEncoder {
 		t.Fatal(err)
 	}
 	return te
+}
+
+// withEngine returns the document fingerprint of the installed static
+// model opened with engine e.
+func withEngine(t testing.TB, e string) string {
+	t.Helper()
+	m, err := experiment.DefaultRegistry().Open(context.Background(), "static", experiment.ModelOptions{Engine: "go", ModelsDir: sharedtest.ModelsDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := m.WithEngine(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.Document.Fingerprint
 }
 
 // encodingServer serves the test site as "dreval serve" does, with enc
@@ -105,8 +130,10 @@ func (c *encodeCounter) wrap(h http.Handler) http.Handler {
 
 // TestServerEncode runs the demo with the static model against "dreval
 // serve"'s handler with an encoder: the app encodes through /api/encode
-// when the server's engine is the browser's, and in the browser when it
-// is not; the table equals experiment.Run's numbers either way.
+// whatever engine the server names, as long as the server's model is
+// the page's (its fingerprint, when it gives one), and says so in
+// words; in the browser when the server's model is another. The table
+// equals experiment.Run's numbers either way.
 func TestServerEncode(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(sharedtest.ModelsDir(), "static", "config.json")); err != nil {
 		if sharedtest.InCI() {
@@ -120,15 +147,20 @@ func TestServerEncode(t *testing.T) {
 	docs := native.Datasets[0].Docs
 	for _, tc := range []struct {
 		name     string
-		engine   string // the engine the server's encoder names
+		enc      serve.Encoder
 		onServer bool
+		note     string // in the engine note
 	}{
-		{"same engine", te.Engine(), true},
-		{"other engine", "ort", false},
+		{"same engine", testEncoder{TextEncoder: te, engine: te.Engine()}, true, "Encoding on the server (static token table)"},
+		// A server on another engine of the same model: the fingerprint
+		// the model has with that engine.
+		{"other engine", printedEncoder{testEncoder{TextEncoder: te, engine: "ort"}, withEngine(t, "ort")}, true, "Encoding on the server (ONNX Runtime)"},
+		{"same fingerprint", printedEncoder{testEncoder{TextEncoder: te, engine: te.Engine()}, te.Fingerprint()}, true, "Encoding on the server"},
+		{"other model", printedEncoder{testEncoder{TextEncoder: te, engine: te.Engine()}, "another-model-0123"}, false, "is another model than the one it serves to this page"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var count encodeCounter
-			h := encodingServer(t, testEncoder{TextEncoder: te, engine: tc.engine}, &count)
+			h := encodingServer(t, tc.enc, &count)
 			ctx, url := browser(t, 5*time.Minute, h)
 			load(t, ctx, url)
 			eval[bool](t, ctx, `(() => { document.getElementById("model").value = "static"; document.getElementById("seeds").value = "1"; document.getElementById("first-seed").value = "1"; document.getElementById("trec").checked = true; return true; })()`)
@@ -141,6 +173,9 @@ func TestServerEncode(t *testing.T) {
 				t.Fatalf("the page shows an error: %s", msg)
 			}
 			checkTable(t, eval[[]cell](t, ctx, readTable), native, 0.1, true)
+			if note := eval[string](t, ctx, `document.getElementById("engine-note").textContent`); !strings.Contains(note, tc.note) {
+				t.Errorf("engine note %q, want it to say %q", note, tc.note)
+			}
 			count.mu.Lock()
 			defer count.mu.Unlock()
 			t.Logf("/api/encode: %d requests, %d answered, %d sequences encoded on the server", count.requests, count.ok, count.sequences)
@@ -151,7 +186,7 @@ func TestServerEncode(t *testing.T) {
 				t.Errorf("the server encoded %d sequences, fewer than the %d documents of the corpus", count.sequences, docs)
 			}
 			if !tc.onServer && count.sequences != 0 {
-				t.Errorf("the server encoded %d sequences with engine %s; the browser's is %s", count.sequences, tc.engine, te.Engine())
+				t.Errorf("the server encoded %d sequences of another model", count.sequences)
 			}
 		})
 	}

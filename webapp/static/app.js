@@ -22,8 +22,11 @@ const state = {
 // ---- worker pool ----------------------------------------------------------
 
 class Pool {
-  constructor(n) {
+  // The pool's n workers get config (worker.js's drevalConfig) and the
+  // app's compiled module (loader.js).
+  constructor(n, config) {
     this.size = n;
+    this.config = config;
     this.workers = [];
     this.nextID = 1;
     this.pending = new Map();
@@ -42,6 +45,27 @@ class Pool {
       this.workers.push(w);
     }
     this.workers[0].postMessage({ type: "peers", ports }, ports);
+    // The settings first (they name the site's onnxruntime-web), then the
+    // app: a worker is ready only once it has both.
+    Promise.all([loader.ortIndex(), loader.module()]).then(
+      ([ort, module]) => {
+        this.config.ort = ort;
+        for (const w of this.workers) {
+          w.postMessage({ type: "config", config: this.config });
+          w.postMessage({ type: "wasm", module });
+        }
+      },
+      (e) => this.fatal(e.message));
+  }
+  // answer answers worker i's request to the page (worker.js's ask):
+  // a shared file, or a built one.
+  answer(i, msg) {
+    const w = this.workers[i];
+    const reply = (p) => p.then(
+      (a) => w.postMessage(Object.assign({ type: "answer", rid: msg.rid }, a)),
+      (e) => w.postMessage({ type: "answer", rid: msg.rid, error: e.message }));
+    if (msg.type === "fetch") reply(loader.file(msg.url, msg.size, msg.label, this.size).then((data) => ({ data })));
+    else reply(loader.derive(msg.key, msg.label, this.size));
   }
   fatal(message) {
     this.rejectReady(new Error(message));
@@ -54,6 +78,8 @@ class Pool {
       return;
     }
     if (msg.type === "fatal") { this.fatal("worker " + (i + 1) + ": " + msg.message); return; }
+    if (msg.type === "fetch" || msg.type === "derive") { this.answer(i, msg); return; }
+    if (msg.type === "derived") { loader.put(msg.key, msg.data, msg.error); return; }
     const p = this.pending.get(msg.id);
     if (!p) return;
     if (msg.type === "progress") { p.progress && p.progress(msg); return; }
@@ -87,9 +113,22 @@ class Pool {
   }
 }
 
+// poolShape returns how many workers the page runs (one per core, up to
+// MAX_WORKERS; ?workers=N in the address sets it) and the threads each
+// onnxruntime-web session may use: the cores left to each worker when
+// the page is cross-origin isolated (threads need SharedArrayBuffer),
+// else 1.
+function poolShape() {
+  const cores = navigator.hardwareConcurrency || 2;
+  const asked = Number(new URLSearchParams(location.search).get("workers"));
+  const n = Number.isInteger(asked) && asked >= 1 ? Math.min(asked, MAX_WORKERS) : Math.max(1, Math.min(cores, MAX_WORKERS));
+  const isolated = self.crossOriginIsolated === true;
+  return { n, threads: isolated ? Math.max(1, Math.floor(cores / n)) : 1, isolated };
+}
+
 function startPool(note) {
-  const n = Math.max(1, Math.min(navigator.hardwareConcurrency || 2, MAX_WORKERS));
-  state.pool = new Pool(n);
+  const { n, threads, isolated } = poolShape();
+  state.pool = new Pool(n, { threads, isolated });
   state.uploadSent = false;
   document.body.dataset.ready = "false";
   setStatus("Starting " + n + " worker(s)…");
@@ -141,6 +180,50 @@ function setBusy(b) {
   if (b && focused && focused.disabled) $("cancel").focus();
   else if (!b && focused === $("cancel")) $("run").focus();
 }
+// showLoad shows a file loading for the workers (loader.js): its
+// download size and progress, or that it came from the cache.
+function showLoad(p) {
+  if (!state.busy) return;
+  const bar = $("progress");
+  if (p.building) {
+    setStatus("Building " + p.label + " (once, for every worker)…");
+    bar.removeAttribute("value");
+    return;
+  }
+  if (p.cached) {
+    setStatus("Loaded " + p.label + " from the browser's cache (" + loader.mb(p.done) + ").");
+    return;
+  }
+  if (p.total > 0) {
+    bar.max = p.total;
+    bar.value = Math.min(p.done, p.total);
+    setStatus("Downloading " + p.label + ": " + loader.mb(p.done) + " of " + loader.mb(p.total) + (p.finished ? " (done)." : "…"));
+  } else {
+    bar.removeAttribute("value");
+    setStatus("Downloading " + p.label + ": " + loader.mb(p.done) + (p.finished ? " (done)." : "…"));
+  }
+}
+
+// encodingLine says what a run encoded: "N texts encoded at R texts/s
+// (ENGINE)" per model that encoded texts (the workers' "encoding"), or
+// "" when none did.
+function encodingLine(ans) {
+  const parts = [];
+  for (const e of ans.encoding || []) {
+    if (!e.texts) continue;
+    const rate = e.perSecond >= 100 ? Math.round(e.perSecond) : e.perSecond.toFixed(1);
+    parts.push((ans.encoding.length > 1 ? e.model + ": " : "") + e.texts + " texts encoded at " + rate + " texts/s (" + e.engine + ")");
+  }
+  return parts.join("; ");
+}
+
+// showEngine shows, under the Engine setting, where the last run's
+// vectors were computed (the workers' notes).
+function showEngine(ans) {
+  const notes = (ans.encoding || []).map((e) => e.note).filter((n) => n);
+  $("engine-note").textContent = [...new Set(notes)].concat(ans.notes || []).join(" ");
+}
+
 function onProgress(msg) {
   // The table and chart of a run or view, before its inspector.
   if (msg.view) {
@@ -275,19 +358,23 @@ async function run(rates, show, started) {
   const request = {
     model, data, split: "test", mode: $("mode").value, rates,
     seeds: seedsOf("seeds", "Seeds"), firstSeed: Number($("first-seed").value) || 1,
-    show, trec: $("trec").checked,
+    show, trec: $("trec").checked, engine: $("engine").value,
   };
   setStatus("Running " + request.model + " on " + data + "…");
   const ans = await state.pool.request({ type: "run", request }, onProgress);
   state.results = ans;
-  state.key = [data, request.model, request.mode, request.seeds, request.firstSeed].join("|");
+  state.key = [data, request.model, request.mode, request.seeds, request.firstSeed, request.engine].join("|");
   showResults(ans);
   const all = performance.now() - started, ms = (state.viewAt || performance.now()) - started;
   $("timing").textContent = "Updated in " + Math.round(ms) + " ms (the inspector " + Math.round(all - ms) + " ms later; in the workers: " + (ans.runSeconds * 1000).toFixed(0) +
     " ms running the experiment, " + ((ans.seconds - ans.runSeconds) * 1000).toFixed(0) + " ms rendering and exporting).";
   $("timing").dataset.runMs = (ans.runSeconds * 1000).toFixed(1);
   $("timing").dataset.ms = ms.toFixed(1);
+  showEngine(ans);
+  const enc = encodingLine(ans);
+  $("timing").dataset.encoding = enc;
   setStatus("Done: " + request.model + " on " + data + ", rates " + rates.map((r) => Math.round(r * 100) + "%").join(", ") + "." +
+    (enc ? " " + enc + "." : "") +
     (ans.warnings && ans.warnings.length ? " Warnings: " + ans.warnings.join("; ") : ""));
 }
 
@@ -384,7 +471,25 @@ async function lesson() {
   go(sweepJob(), true);
 }
 
+// checkEngines disables the Engine choices this page cannot run, saying
+// why: onnxruntime-web when the site does not serve it (the pure-Go
+// engine then encodes), WebGPU when the browser has no navigator.gpu.
+function checkEngines(ort) {
+  const sel = $("engine");
+  const why = {};
+  if (!ort.version) why["ort-web"] = why.webgpu = ort.why || "this site does not serve onnxruntime-web";
+  else if (!("ort-wasm-simd-threaded.asyncify.wasm" in ort.files)) why.webgpu = "this site does not serve onnxruntime-web's WebGPU build";
+  if (!why.webgpu && !navigator.gpu) why.webgpu = "this browser has no WebGPU (navigator.gpu)";
+  for (const o of sel.options) {
+    if (why[o.value]) { o.disabled = true; o.textContent += " — " + why[o.value]; }
+  }
+  if (sel.selectedOptions[0] && sel.selectedOptions[0].disabled) sel.value = "auto";
+  if (!ort.version) $("engine-note").textContent = "onnxruntime-web is not available (" + (ort.why || "not served") + "): transformer models encode with the pure-Go engine, unless the server encodes them.";
+}
+
 function init() {
+  loader.onStatus = showLoad;
+  loader.ortIndex().then(checkEngines);
   startPool();
   state.models = checkModels().catch(() => ({}));
   lesson();

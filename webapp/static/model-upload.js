@@ -75,7 +75,7 @@ async function sendModel() {
   setStatus(status.textContent);
   let ans;
   try {
-    ans = await state.pool.request({ type: "model", model: name });
+    ans = await state.pool.request({ type: "model", model: name, engine: $("engine").value });
   } catch (e) {
     // The worker names files by their path in its file system.
     const msg = e.message.split("model " + root + ": ").join("").split(root + "/").join("");

@@ -20,13 +20,16 @@ async function reproduceJob(started) {
   const seeds = seedsOf("reproduce-seeds", "Seeds of the study (the protocol uses 5)");
   const data = kind === "beir" ? await uploadBEIR() : "demo";
   setStatus("Reproducing the study on " + data + " with " + models.join(", ") + "…");
-  const ans = await state.pool.request({ type: "reproduce", request: { data, models, seeds } }, onProgress);
+  const ans = await state.pool.request({ type: "reproduce", request: { data, models, seeds, engine: $("engine").value } }, onProgress);
   reproduction.markdown = ans.markdown;
   $("reproduction-output").innerHTML = ans.html; // escaped by package report
   showPanel("reproduction");
   const s = (performance.now() - started) / 1000;
   $("reproduction").dataset.seconds = s.toFixed(1);
+  showEngine(ans);
+  const enc = encodingLine(ans);
   setStatus("Reproduced the study on " + data + " with " + models.join(", ") + ", " + plural(seeds, "seed") + ", in " + s.toFixed(1) + " s." +
+    (enc ? " " + enc + "." : "") +
     (ans.warnings && ans.warnings.length ? " Warnings: " + ans.warnings.join("; ") : ""));
 }
 

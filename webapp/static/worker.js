@@ -1,31 +1,59 @@
 // worker.js: one Web Worker of the app, running its own instance of the Go
-// wasm build (app.wasm). It starts the instance and hands every message to
-// Go (drevalHandle), which posts the answer back. Go fetches the models it
-// needs and keeps every file in its own memory (wasm/files.go).
+// wasm build (app.wasm). The page compiles the app once and sends the
+// compiled module ("wasm"), with the worker's settings ("config": the
+// threads each onnxruntime-web session may use, whether the page is
+// cross-origin isolated, which onnxruntime-web builds the site serves).
+// The worker starts the instance and hands every message to Go
+// (drevalHandle), which posts the answer back.
+//
+// Go asks the page, through this script, for what all workers share:
+// drevalFetch(url, size, label) gives a file the page fetched once for
+// every worker (and keeps in Cache Storage); drevalDerive(key) gives a
+// file one worker built for all (an ONNX graph exported from weights),
+// or tells this one to build it and hand it over with
+// drevalDerived(key, bytes). drevalORT(ep) loads onnxruntime-web into this
+// worker (ortweb.js).
 "use strict";
 importScripts("wasm_exec.js");
 
 self.drevalPeers = [];
+self.drevalConfig = { threads: 1, isolated: false, ort: {} };
 let goReady;
 const ready = new Promise((resolve) => { goReady = resolve; });
 self.drevalReady = () => goReady();
 
-async function loadWasm() {
-  const go = new Go();
-  let resp = await fetch("app.wasm");
-  let bytes;
-  if (resp.ok) {
-    bytes = await resp.arrayBuffer();
-  } else {
-    resp = await fetch("app.wasm.gz");
-    if (!resp.ok) throw new Error("cannot load the app: app.wasm and app.wasm.gz are missing (HTTP " + resp.status + "); run \"make wasm\"");
-    bytes = await new Response(resp.body.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer();
-  }
-  const { instance } = await WebAssembly.instantiate(bytes, go.importObject);
-  go.run(instance).then(() => postMessage({ type: "fatal", message: "the Go program exited" }));
-  await ready;
+// Requests to the page, by id.
+let nextAsk = 1;
+const asked = new Map();
+function ask(msg, transfer) {
+  const rid = nextAsk++;
+  return new Promise((resolve, reject) => {
+    asked.set(rid, { resolve, reject });
+    postMessage(Object.assign({ rid }, msg), transfer || []);
+  });
 }
-const started = loadWasm().then(
+self.drevalFetch = (url, size, label) => ask({ type: "fetch", url, size: size || 0, label: label || "" }).then((a) => a.data);
+self.drevalDerive = (key, label) => ask({ type: "derive", key, label: label || "" });
+self.drevalDerived = (key, bytes, error) => {
+  // A copy: the page keeps it for the other workers (and Cache Storage),
+  // this worker opens its session from its own.
+  postMessage({ type: "derived", key, data: bytes ? bytes.buffer : null, error: error || "" });
+};
+self.drevalORT = (ep) => {
+  if (!self.drevalLoadORT) importScripts("ortweb.js");
+  return self.drevalLoadORT(ep);
+};
+
+// started settles once the Go program runs (or cannot start).
+let startWith;
+const started = new Promise((resolve) => { startWith = resolve; }).then((module) => {
+  const go = new Go();
+  return WebAssembly.instantiate(module, go.importObject).then((instance) => {
+    go.run(instance).then(() => postMessage({ type: "fatal", message: "the Go program exited" }));
+    return ready;
+  });
+});
+started.then(
   () => postMessage({ type: "ready" }),
   (e) => postMessage({ type: "fatal", message: String(e && e.message || e) }));
 
@@ -40,13 +68,26 @@ async function dispatch(msg, reply) {
 
 onmessage = (e) => {
   const msg = e.data;
-  if (msg.type === "peers") { // the first worker: ports to its helpers
-    self.drevalPeers = msg.ports;
-    return;
-  }
-  if (msg.type === "helper") { // a helper: the port its first worker talks through
-    msg.port.onmessage = (ev) => dispatch(ev.data, msg.port);
-    return;
+  switch (msg.type) {
+    case "wasm": // the app, compiled once by the page
+      startWith(msg.module);
+      return;
+    case "config":
+      self.drevalConfig = msg.config;
+      return;
+    case "answer": { // the page's answer to ask
+      const p = asked.get(msg.rid);
+      if (!p) return;
+      asked.delete(msg.rid);
+      if (msg.error) p.reject(new Error(msg.error)); else p.resolve(msg);
+      return;
+    }
+    case "peers": // the first worker: ports to its helpers
+      self.drevalPeers = msg.ports;
+      return;
+    case "helper": // a helper: the port its first worker talks through
+      msg.port.onmessage = (ev) => dispatch(ev.data, msg.port);
+      return;
   }
   dispatch(msg, self);
 };

@@ -1,0 +1,110 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/retrieval"
+)
+
+// demoMeta is data/demo/MODEL.json, as "dreval serve" serves it and
+// "dreval site" writes it (cmd/dreval/servemodels.go): what made the
+// vectors of data/demo/MODEL.npy.
+type demoMeta struct {
+	Dataset              string   `json:"dataset"`
+	Model                string   `json:"model"`
+	ModelFingerprint     string   `json:"model_fingerprint"`
+	Engine               string   `json:"engine"`
+	TokenizerFingerprint string   `json:"tokenizer_fingerprint"`
+	CorpusSHA256         string   `json:"corpus_sha256"`
+	Rows                 int      `json:"rows"`
+	Dim                  int      `json:"dim"`
+	DocIDs               []string `json:"doc_ids"`
+}
+
+// demoVectors puts the site's precomputed demo corpus vectors of model
+// name into the corpus cache when they are the ones this run would
+// compute: made from the same model files with the same engine family
+// (the document tower's fingerprint), the same tokenizer (its
+// fingerprint: a tampered tokenizer never meets them) and the same
+// corpus (its hash and document ids, in order). A run of the demo then
+// encodes its queries only. Where they do not fit, or the site has none,
+// the run encodes the corpus and the page says why.
+func (a *app) demoVectors(ctx context.Context, name, e string) error {
+	if name == "bm25" || name == "" || isUpload(name) {
+		return nil
+	}
+	m, _, _, err := a.resolve(ctx, name, e)
+	if err != nil || m.Kind != experiment.Dense {
+		return err
+	}
+	coll, err := dataset.Load("demo", "test")
+	if err != nil {
+		return err
+	}
+	hash := experiment.CorpusHash(coll.Corpus)
+	key := experiment.CacheKey(m.Document.Fingerprint, hash)
+	if _, _, _, ok, err := a.cache.Get(key); ok || err != nil {
+		return err
+	}
+	base := "data/demo/" + name
+	b, err := fetchShared(base+".json", 0, "")
+	if err != nil {
+		a.current.note(fmt.Sprintf("No precomputed demo vectors of %s here (%v): encoding the %d documents.", name, err, len(coll.Corpus)))
+		return nil
+	}
+	var meta demoMeta
+	if err := json.Unmarshal(b, &meta); err != nil {
+		a.current.note(fmt.Sprintf("%s.json is not demo metadata (%v): encoding the %d documents.", base, err, len(coll.Corpus)))
+		return nil
+	}
+	why := ""
+	switch {
+	case meta.CorpusSHA256 != hash || len(meta.DocIDs) != len(coll.Corpus):
+		why = "they embed another version of the demo corpus"
+	case meta.ModelFingerprint != m.Document.Fingerprint && meta.Engine != m.Document.Engine:
+		why = fmt.Sprintf("they were computed by engine %s, this run's vectors by %s", meta.Engine, m.Document.Engine)
+	case meta.ModelFingerprint != m.Document.Fingerprint:
+		why = "they were made by other model files or settings (model fingerprint " + meta.ModelFingerprint + ", this run's " + m.Document.Fingerprint + ")"
+	case meta.TokenizerFingerprint != m.Document.Tokenizer.Fingerprint():
+		why = "they were made with another tokenizer (tokenizer fingerprint " + meta.TokenizerFingerprint + ")"
+	case meta.Dim != m.Document.Embedder.Dim() || meta.Rows != len(coll.Corpus):
+		why = fmt.Sprintf("they are %d vectors of %d values, the model makes %d of %d", meta.Rows, meta.Dim, len(coll.Corpus), m.Document.Embedder.Dim())
+	}
+	if why == "" {
+		for i, d := range coll.Corpus {
+			if meta.DocIDs[i] != d.ID {
+				why = fmt.Sprintf("their row %d is document %q, the corpus's %q", i, meta.DocIDs[i], d.ID)
+				break
+			}
+		}
+	}
+	if why != "" {
+		a.current.note(fmt.Sprintf("The site's precomputed demo vectors of %s are not used: %s; encoding the %d documents.", name, why, len(coll.Corpus)))
+		return nil
+	}
+	npy, err := fetchShared(base+".npy", 0, "")
+	if err != nil {
+		a.current.note(fmt.Sprintf("The site's precomputed demo vectors of %s could not be read (%v): encoding the %d documents.", name, err, len(coll.Corpus)))
+		return nil
+	}
+	mat, err := retrieval.ReadNPY(bytes.NewReader(npy), base+".npy")
+	if err != nil {
+		return err
+	}
+	if mat.Rows != meta.Rows || mat.Dim != meta.Dim {
+		return fmt.Errorf("%s.npy holds %d x %d values, but %s.json says %d x %d", base, mat.Rows, mat.Dim, base, meta.Rows, meta.Dim)
+	}
+	if err := a.cache.Put(key, mat, experiment.CacheMeta{Model: name, ModelFingerprint: meta.ModelFingerprint,
+		TokenizerFingerprint: meta.TokenizerFingerprint, CorpusSHA256: hash, Rows: mat.Rows, Dim: mat.Dim}); err != nil {
+		return err
+	}
+	a.current.note(fmt.Sprintf("The %d demo documents' vectors came precomputed (%s.npy, engine %s): only the queries were encoded.", mat.Rows, base, meta.Engine))
+	return nil
+}

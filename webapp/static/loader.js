@@ -1,0 +1,240 @@
+// loader.js: what the page fetches once for all its workers, so that no
+// byte is downloaded twice and a reload downloads nothing that did not
+// change:
+//   - the app (app.wasm.gz, the smallest download on any host, decompressed
+//     here, or app.wasm), compiled once; every worker instantiates the same
+//     WebAssembly.Module;
+//   - the files the workers ask for (worker.js's drevalFetch: a model's
+//     weights, tokenizer and settings, onnxruntime-web's binary, the demo's
+//     precomputed vectors): fetched once, their size and progress shown,
+//     and copied to each worker;
+//   - the files one worker builds for the others (drevalDerive: an ONNX
+//     graph exported from a model's weights): the first worker to ask
+//     builds it, the others wait for it.
+// Everything is kept in Cache Storage: a file is revalidated with the
+// server (If-None-Match or If-Modified-Since: a 304 costs no download) and
+// read from the cache when unchanged or when the network is down; a built
+// file is keyed by what it was built from and by the app's build.
+"use strict";
+
+const loader = (() => {
+  const CACHE = "dreval-v1";
+  const MB = 1024 * 1024;
+  let cachePromise = null;
+  let modulePromise = null;
+  let appTag = ""; // identifies the app's build (its ETag or date and size)
+  const files = new Map(); // absolute URL -> {promise, left}
+  const built = new Map(); // key -> {state, data, waiters, left}
+  // What was loaded, for the status line: bytes downloaded and read from
+  // the cache.
+  const totals = { downloaded: 0, cached: 0 };
+  let onStatus = () => {};
+
+  function cache() {
+    if (!cachePromise) {
+      cachePromise = (typeof caches !== "undefined" && self.isSecureContext)
+        ? caches.open(CACHE).catch(() => null) : Promise.resolve(null);
+    }
+    return cachePromise;
+  }
+
+  const abs = (url) => new URL(url, location.href).href;
+  const mb = (n) => (n / MB).toFixed(1) + " MB";
+
+  // read reads a response's body, reporting progress against size (the
+  // expected bytes: the index's, else the Content-Length of an unencoded
+  // response).
+  async function read(resp, size, label) {
+    const encoded = resp.headers.get("Content-Encoding");
+    const length = Number(resp.headers.get("Content-Length")) || 0;
+    const total = size || (encoded ? 0 : length);
+    if (!resp.body || !resp.body.getReader) return resp.arrayBuffer();
+    const reader = resp.body.getReader();
+    const chunks = [];
+    let got = 0, last = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      got += value.length;
+      const now = performance.now();
+      if (now - last > 100) {
+        last = now;
+        onStatus({ label, done: got, total });
+      }
+    }
+    onStatus({ label, done: got, total, finished: true });
+    const out = new Uint8Array(got);
+    let off = 0;
+    for (const c of chunks) { out.set(c, off); off += c.length; }
+    return out.buffer;
+  }
+
+  // fetchCached returns url's body: from Cache Storage when the server
+  // says it did not change (or cannot be reached), else downloaded and
+  // stored. It answers {data, response headers, from: "cache" or
+  // "network"}.
+  async function fetchCached(url, size, label) {
+    const c = await cache();
+    const hit = c ? await c.match(url).catch(() => undefined) : undefined;
+    const headers = {};
+    if (hit) {
+      const etag = hit.headers.get("ETag"), date = hit.headers.get("Last-Modified");
+      if (etag) headers["If-None-Match"] = etag;
+      else if (date) headers["If-Modified-Since"] = date;
+    }
+    let resp;
+    try {
+      resp = await fetch(url, { headers, cache: "no-store" });
+    } catch (e) {
+      if (hit) return { data: await hit.arrayBuffer(), headers: hit.headers, from: "cache" };
+      throw new Error(url + " could not be fetched: " + (e && e.message || e));
+    }
+    if (resp.status === 304 && hit) {
+      const data = await hit.arrayBuffer();
+      totals.cached += data.byteLength;
+      onStatus({ label, done: data.byteLength, total: data.byteLength, finished: true, cached: true });
+      return { data, headers: hit.headers, from: "cache" };
+    }
+    if (!resp.ok) throw new Error(url + ": " + resp.status + " " + resp.statusText);
+    const data = await read(resp, size, label);
+    totals.downloaded += data.byteLength;
+    const keep = {};
+    for (const h of ["ETag", "Last-Modified", "Content-Type"]) {
+      const v = resp.headers.get(h);
+      if (v) keep[h] = v;
+    }
+    if (c && (keep.ETag || keep["Last-Modified"])) {
+      // A full disk or quota only costs the next load a download.
+      c.put(url, new Response(data, { headers: keep })).catch(() => {});
+    }
+    return { data, headers: resp.headers, from: "network" };
+  }
+
+  // module returns the app compiled, once per page.
+  function module() {
+    if (!modulePromise) {
+      modulePromise = (async () => {
+        let got;
+        try {
+          got = await fetchCached(abs("app.wasm.gz"), 0, "the app");
+        } catch (e) {
+          got = null;
+        }
+        let bytes;
+        if (got) {
+          const head = new Uint8Array(got.data, 0, 4);
+          // A host that sends the .gz with Content-Encoding: gzip has had
+          // the browser decompress it already.
+          bytes = head[0] === 0x1f && head[1] === 0x8b
+            ? await new Response(new Blob([got.data]).stream().pipeThrough(new DecompressionStream("gzip"))).arrayBuffer()
+            : got.data;
+        } else {
+          try {
+            got = await fetchCached(abs("app.wasm"), 0, "the app");
+          } catch (e) {
+            throw new Error("cannot load the app: app.wasm.gz and app.wasm are missing (" + e.message + "); run \"make wasm\"");
+          }
+          bytes = got.data;
+        }
+        appTag = got.headers.get("ETag") || ((got.headers.get("Last-Modified") || "") + ":" + got.data.byteLength);
+        return WebAssembly.compile(bytes);
+      })();
+    }
+    return modulePromise;
+  }
+
+  // file returns url's body for one of poolSize workers: fetched once,
+  // dropped from memory once every worker has it (later asks read Cache
+  // Storage).
+  function file(url, size, label, poolSize) {
+    const key = abs(url);
+    let e = files.get(key);
+    if (!e) {
+      e = { promise: fetchCached(key, size, label || url).then((r) => r.data), left: poolSize };
+      files.set(key, e);
+      e.promise.catch(() => files.delete(key));
+    }
+    if (--e.left <= 0) files.delete(key);
+    return e.promise;
+  }
+
+  // derive answers a worker asking for the built file key: {data} when
+  // it is built (or in Cache Storage), {build: true} when this worker is
+  // to build it (then it calls put).
+  async function derive(key, label, poolSize) {
+    let e = built.get(key);
+    if (!e) {
+      e = { state: "checking", data: null, waiters: [], left: poolSize };
+      built.set(key, e);
+      const c = await cache();
+      const hit = c && appTag ? await c.match(derivedURL(key)).catch(() => undefined) : undefined;
+      if (hit) {
+        e.data = await hit.arrayBuffer();
+        e.state = "done";
+        totals.cached += e.data.byteLength;
+        onStatus({ label, done: e.data.byteLength, total: e.data.byteLength, finished: true, cached: true });
+        for (const w of e.waiters) w({ data: e.data });
+        e.waiters = [];
+      } else {
+        e.state = "building";
+        onStatus({ label, building: true });
+        return { build: true };
+      }
+    }
+    if (e.state === "done") return hand(key, e);
+    return new Promise((resolve) => e.waiters.push(resolve)).then((a) => a.build ? a : hand(key, e));
+  }
+
+  function hand(key, e) {
+    const data = e.data;
+    if (--e.left <= 0) built.delete(key);
+    return { data };
+  }
+
+  function derivedURL(key) {
+    return abs("dreval-built/" + encodeURIComponent(key) + "?app=" + encodeURIComponent(appTag));
+  }
+
+  // put stores what a worker built for key (data: an ArrayBuffer), or
+  // that it failed (each waiting worker then builds it itself).
+  function put(key, data, error) {
+    const e = built.get(key);
+    if (!e) return;
+    if (!data) {
+      built.delete(key);
+      for (const w of e.waiters) w({ build: true });
+      return;
+    }
+    e.data = data;
+    e.state = "done";
+    e.left--; // the builder has it
+    for (const w of e.waiters) w({ data });
+    e.waiters = [];
+    if (e.left <= 0) built.delete(key);
+    cache().then((c) => {
+      if (c && appTag) c.put(derivedURL(key), new Response(data)).catch(() => {});
+    });
+  }
+
+  // ortIndex returns the site's onnxruntime-web (ort/index.json: its
+  // version and files), or {why} when it serves none.
+  let ortPromise = null;
+  function ortIndex() {
+    if (!ortPromise) {
+      ortPromise = fetch("ort/index.json", { cache: "no-cache" }).then(async (r) => {
+        if (!r.ok) return { why: "this site does not serve onnxruntime-web (ort/index.json: " + r.status + " " + r.statusText + ")" };
+        const x = await r.json();
+        const files = {};
+        for (const f of x.files || []) files[f.path] = f.size;
+        return { version: x.version || "", files };
+      }).catch((e) => ({ why: "this site does not serve onnxruntime-web (" + (e && e.message || e) + ")" }));
+    }
+    return ortPromise;
+  }
+
+  return {
+    module, file, derive, put, ortIndex, totals, mb,
+    set onStatus(f) { onStatus = f; },
+  };
+})();
