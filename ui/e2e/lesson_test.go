@@ -218,8 +218,13 @@ func TestOpeningLesson(t *testing.T) {
 	}
 	screenshot(t, ctx, "run-800.png")
 	// api/encode answers 404 on a plain file server: that is how the
-	// page learns it is not "dreval serve" (wasm/server.go's probe).
-	nfs := slices.DeleteFunc(nf.list(), func(p string) bool { return p == "/api/encode" })
+	// page learns it is not "dreval serve" (wasm/server.go's probe). So
+	// do the optional assets this site lacks, whose absence the page
+	// says in words: onnxruntime-web (ort/index.json, loader.js) and the
+	// demo's precomputed vectors (data/demo/MODEL.json, wasm/demo.go).
+	nfs := slices.DeleteFunc(nf.list(), func(p string) bool {
+		return p == "/api/encode" || p == "/ort/index.json" || strings.HasPrefix(p, "/data/demo/") && strings.HasSuffix(p, ".json")
+	})
 	if len(nfs) > 0 {
 		t.Errorf("the page asked for files the server does not have (404): %v", nfs)
 	}

@@ -221,7 +221,8 @@ function encodingLine(ans) {
 // vectors were computed (the workers' notes).
 function showEngine(ans) {
   const notes = (ans.encoding || []).map((e) => e.note).filter((n) => n);
-  $("engine-note").textContent = [...new Set(notes)].concat(ans.notes || []).join(" ");
+  // What the site lacks (checkEngines) stays said after every run.
+  $("engine-note").textContent = [...new Set(notes)].concat(ans.notes || [], state.engineWhy || []).join(" ");
 }
 
 function onProgress(msg) {
@@ -484,7 +485,10 @@ function checkEngines(ort) {
     if (why[o.value]) { o.disabled = true; o.textContent += " — " + why[o.value]; }
   }
   if (sel.selectedOptions[0] && sel.selectedOptions[0].disabled) sel.value = "auto";
-  if (!ort.version) $("engine-note").textContent = "onnxruntime-web is not available (" + (ort.why || "not served") + "): transformer models encode with the pure-Go engine, unless the server encodes them.";
+  if (!ort.version) {
+    state.engineWhy = "onnxruntime-web is not available (" + (ort.why || "not served") + "): transformer models encode with the pure-Go engine, unless the server encodes them.";
+    $("engine-note").textContent = [$("engine-note").textContent, state.engineWhy].filter((n) => n).join(" ");
+  }
 }
 
 function init() {
