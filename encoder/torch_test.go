@@ -8,13 +8,16 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/dreval/dreval/internal/torchbert"
 )
 
-// torchBERT is testdata/torch-bert (scripts/torchckpt-golden/gen.py): a
-// tiny random BERT saved by PyTorch as pytorch_model.bin (zip format) and
+// torchBERT returns testdata/torch-bert (scripts/torchckpt-golden/gen.py)
+// with its safetensors files written from tensors.json (internal/torchbert):
+// a tiny random BERT saved by PyTorch as pytorch_model.bin (zip format) and
 // pytorch_model.legacy.bin (legacy format), and the same values as
 // model.safetensors.
-const torchBERT = "testdata/torch-bert"
+func torchBERT(t testing.TB) string { return torchbert.Dir(t, "testdata/torch-bert") }
 
 // torchDir writes a model directory with config.json, tinyBERT's
 // tokenizer and the files named (path in the directory -> file of
@@ -22,13 +25,14 @@ const torchBERT = "testdata/torch-bert"
 func torchDir(t *testing.T, files map[string]string) string {
 	t.Helper()
 	_, _, _, tokJSON := tinyBERT(t)
+	src := torchBERT(t)
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string][]byte{"tokenizer.json": tokJSON, "config.json": readFile(t, filepath.Join(torchBERT, "config.json"))})
+	writeFiles(t, dir, map[string][]byte{"tokenizer.json": tokJSON, "config.json": readFile(t, filepath.Join(src, "config.json"))})
 	for to, from := range files {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, to)), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		writeFiles(t, dir, map[string][]byte{to: readFile(t, filepath.Join(torchBERT, from))})
+		writeFiles(t, dir, map[string][]byte{to: readFile(t, filepath.Join(src, from))})
 	}
 	return dir
 }
@@ -51,7 +55,7 @@ func encodeDir(t *testing.T, dir string, texts []string) [][]float32 {
 // the tied decoder weight is the word embeddings' storage read twice, and
 // the int64 position_ids are skipped.
 func TestReadWeightsPyTorch(t *testing.T) {
-	d := OSDir(torchBERT)
+	d := OSDir(torchBERT(t))
 	st, err := ReadWeights(d, "model.safetensors", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +188,7 @@ func TestLoadPyTorchErrors(t *testing.T) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}
-	if _, err := ReadWeights(OSDir(torchBERT), "config.json", nil); err == nil || !strings.Contains(err.Error(), "config.json is not a weights file dreval reads") {
+	if _, err := ReadWeights(OSDir(torchBERT(t)), "config.json", nil); err == nil || !strings.Contains(err.Error(), "config.json is not a weights file dreval reads") {
 		t.Errorf("ReadWeights of config.json: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/internal/torchbert"
 )
 
 // runExportONNX runs "dreval model export-onnx args..." in-process.
@@ -121,7 +122,7 @@ func TestModelExportONNXErrors(t *testing.T) {
 // of model.safetensors of the same values, bit for bit; the checkpoint's
 // int64 position_ids are left out.
 func TestModelExportONNXPyTorch(t *testing.T) {
-	src := filepath.Join("..", "..", "encoder", "testdata", "torch-bert")
+	src := torchbert.Dir(t, filepath.Join("..", "..", "encoder", "testdata", "torch-bert"))
 	export := func(from, to string) (tensor.Set, string) {
 		t.Helper()
 		dir := t.TempDir()

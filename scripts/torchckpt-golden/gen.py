@@ -32,11 +32,12 @@ and in encoder/testdata/torch-bert/ a tiny random BERT (BertForMaskedLM's
 names: a bert. prefix, a decoder weight tied to the word embeddings,
 int64 position_ids) with ANCE's embeddingHead and norm, a module's
 state_dict() as save_pretrained saves it, as
-pytorch_model.bin, pytorch_model.legacy.bin and model.safetensors (the
-same values, written here byte by byte), its config.json, its encoder
-alone (the bert. tensors) as plain.bin and plain.safetensors, and a
-sentence-transformers Dense module's weights as dense.bin and
-dense.safetensors.
+pytorch_model.bin and pytorch_model.legacy.bin, its config.json, its
+encoder alone (the bert. tensors) as plain.bin, and a sentence-transformers
+Dense module's weights as dense.bin; and the same values as text in
+tensors.json, from which the tests write model.safetensors,
+plain.safetensors and dense.safetensors (internal/torchbert), so that no
+weight file of ours is committed.
 """
 import collections
 import json
@@ -239,19 +240,14 @@ sd["norm.weight"] = 1 + randn(6) * 0.1
 sd["norm.bias"] = randn(6) * 0.1
 
 
-def write_safetensors(path, tensors):
-    """safetensors by hand (no safetensors package here): a JSON header
-    of dtype, shape and data_offsets, then the little-endian bytes."""
+def tensors_text(tensors):
+    """tensors as tensors.json holds them: each one's dtype, shape and
+    values (float32 values as the doubles they are, so they read back
+    exactly); internal/torchbert writes the safetensors file from it."""
     codes = {torch.float32: "F32", torch.int64: "I64"}
-    header, data = {}, b""
-    for name, t in tensors.items():
-        raw = t.contiguous().numpy().tobytes()
-        header[name] = {"dtype": codes[t.dtype], "shape": list(t.shape), "data_offsets": [len(data), len(data) + len(raw)]}
-        data += raw
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + data)
+    return collections.OrderedDict(
+        (name, {"dtype": codes[t.dtype], "shape": list(t.shape), "values": t.contiguous().flatten().tolist()})
+        for name, t in tensors.items())
 
 
 def state_dict(flat):
@@ -279,13 +275,15 @@ def state_dict(flat):
 
 torch.save(state_dict(sd), os.path.join(bert_out, "pytorch_model.bin"))
 torch.save(state_dict(sd), os.path.join(bert_out, "pytorch_model.legacy.bin"), _use_new_zipfile_serialization=False)
-write_safetensors(os.path.join(bert_out, "model.safetensors"), sd)
+text = collections.OrderedDict([("model.safetensors", tensors_text(sd))])
 plain = collections.OrderedDict((k, v) for k, v in sd.items() if k.startswith("bert."))
 torch.save(plain, os.path.join(bert_out, "plain.bin"))
-write_safetensors(os.path.join(bert_out, "plain.safetensors"), plain)
+text["plain.safetensors"] = tensors_text(plain)
 dense = collections.OrderedDict([("linear.weight", randn(4, H) * 0.5), ("linear.bias", randn(4) * 0.1)])
 torch.save(dense, os.path.join(bert_out, "dense.bin"))
-write_safetensors(os.path.join(bert_out, "dense.safetensors"), dense)
+text["dense.safetensors"] = tensors_text(dense)
+with open(os.path.join(bert_out, "tensors.json"), "w") as f:
+    json.dump(text, f, separators=(",", ":"))
 cfg = {
     "architectures": ["BertForMaskedLM"], "model_type": "bert", "vocab_size": V, "hidden_size": H,
     "num_hidden_layers": L, "num_attention_heads": 2, "intermediate_size": I, "hidden_act": "gelu",
