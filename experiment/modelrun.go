@@ -40,22 +40,12 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 	rates := r.cfg.perturbedRates()
 	seeds := r.cfg.seedList()
 	clean := r.s.cleanIDs(c, m, string(r.cfg.Task), queries)
-	// Every perturbed run's ids first (as planRuns orders them), so that a
-	// dense model encodes all distinct query sequences in one pass of full
-	// batches.
-	var runs []pending
-	for _, rate := range rates {
-		for i, seed := range seeds {
-			pc := r.cfg.Perturbation
-			pc.Rate, pc.Seed = rate, seed
-			// The first seed's queries are the rate's examples: decoded.
-			decode := i == 0 && r.cfg.Examples > 0
-			pids, presults, err := r.s.perturbedIDs(c, m, string(r.cfg.Task), pc, queries, clean, decode)
-			if err != nil {
-				return nil, err
-			}
-			runs = append(runs, pending{rate, seed, pids, presults})
-		}
+	runs, err := planRuns(r.cfg, func(pc perturb.Config, first bool) ([][]int32, []perturb.Result, error) {
+		// Only the examples' queries are decoded.
+		return r.s.perturbedIDs(c, m, string(r.cfg.Task), pc, queries, clean, first && r.cfg.Examples > 0)
+	})
+	if err != nil {
+		return nil, err
 	}
 	all := append([][]int32(nil), clean...)
 	names := make([]string, 0, len(queries)*(1+len(runs)))
@@ -165,29 +155,26 @@ type pending struct {
 	perturbs []perturb.Result
 }
 
-// planRuns tokenizes queries with tok (the clean ids) and perturbs them
-// for every rate > 0 and seed of cfg (after defaults), in the order Run
-// searches them. Every perturbed run's ids come first, so that a dense
-// model encodes all distinct query sequences in one pass of full
-// batches.
-func planRuns(cfg Config, tok Tokenizer, queries []dataset.Query) ([][]int32, []pending, error) {
-	clean := make([][]int32, len(queries))
-	for i, q := range queries {
-		clean[i] = tok.EncodeIDs(q.Text)
-	}
+// planRuns lists the perturbed runs of cfg (after defaults): every rate
+// > 0 and seed, in the order Run searches them, each run's ids and
+// results from perturbed (first: the seed is the rate's first, whose
+// queries are the rate's examples). Run lists every perturbed run's ids
+// before searching any, so that a dense model encodes all distinct query
+// sequences in one pass of full batches.
+func planRuns(cfg Config, perturbed func(pc perturb.Config, first bool) ([][]int32, []perturb.Result, error)) ([]pending, error) {
 	var runs []pending
 	for _, rate := range cfg.perturbedRates() {
-		for _, seed := range cfg.seedList() {
+		for i, seed := range cfg.seedList() {
 			pc := cfg.Perturbation
 			pc.Rate, pc.Seed = rate, seed
-			pids, presults, err := perturbQueries(pc, tok, queries, clean)
+			pids, presults, err := perturbed(pc, i == 0)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			runs = append(runs, pending{rate, seed, pids, presults})
 		}
 	}
-	return clean, runs, nil
+	return runs, nil
 }
 
 // QuerySequences returns every distinct sequence of query-tower ids that
@@ -206,7 +193,14 @@ func QuerySequences(cfg Config, c *dataset.Collection, m *Model) ([][]int32, err
 		return nil, fmt.Errorf("QuerySequences: the model has no query tokenizer")
 	}
 	queries := searchedQueries(cfg.Task, c)
-	clean, runs, err := planRuns(cfg, m.Query.Tokenizer, queries)
+	tok := m.Query.Tokenizer
+	clean := make([][]int32, len(queries))
+	for i, q := range queries {
+		clean[i] = tok.EncodeIDs(q.Text)
+	}
+	runs, err := planRuns(cfg, func(pc perturb.Config, _ bool) ([][]int32, []perturb.Result, error) {
+		return perturbQueries(pc, tok, queries, clean)
+	})
 	if err != nil {
 		return nil, err
 	}
