@@ -122,3 +122,16 @@ func (h *helperEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 	}
 	return out, nil
 }
+
+// prepareHelpers has every helper worker open model name for engine
+// setting e now ("prepare", answered by nothing: a failure shows at the
+// first "embed"), so that they load it while this worker does; uploads
+// (sent to the helpers with the run) and BM25 need nothing.
+func (a *app) prepareHelpers(name, e string) {
+	if name == "" || name == "bm25" || isUpload(name) {
+		return
+	}
+	for _, p := range a.peerList() {
+		p.port.Call("postMessage", js.ValueOf(map[string]any{"type": "prepare", "model": name, "engine": e}))
+	}
+}

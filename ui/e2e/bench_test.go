@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,10 +42,14 @@ func BenchmarkBrowserPageLoad(b *testing.B) {
 
 // BenchmarkBrowserOpeningLesson reports when the opening lesson (the
 // static model's sweep, 7 rates, 5 seeds) is on screen, in ms from the
-// start of a fresh load (a new browser each time: nothing cached).
+// start of a fresh load (a new browser each time: nothing cached):
+// ms-lesson-table when its table and chart are shown, ms-lesson when it is
+// over (its inspector shown too). It logs the timeline of the last load:
+// each status line the page showed, at ms since the load began.
 func BenchmarkBrowserOpeningLesson(b *testing.B) {
 	sharedtest.ModelDir(b, "static")
-	var lesson float64
+	var lesson, table float64
+	var timeline []string
 	for b.Loop() {
 		ctx, url := browser(b, 10*time.Minute, fileServer(b))
 		load(b, ctx, url)
@@ -53,7 +58,15 @@ func BenchmarkBrowserOpeningLesson(b *testing.B) {
 			b.Fatalf("the opening lesson did not finish: %v", err)
 		}
 		lesson += ms
+		ms, err = strconv.ParseFloat(eval[string](b, ctx, `document.body.dataset.lessonTableMs || ""`), 64)
+		if err != nil {
+			b.Fatalf("the opening lesson showed no table: %v", err)
+		}
+		table += ms
+		timeline = eval[[]string](b, ctx, `self.drevalTimeline`)
 	}
+	b.Logf("timeline of the last load (ms since it began: status), load average %s:\n%s", loadAvg(), strings.Join(timeline, "\n"))
+	b.ReportMetric(table/float64(b.N), "ms-lesson-table")
 	b.ReportMetric(lesson/float64(b.N), "ms-lesson")
 }
 
