@@ -69,7 +69,8 @@ type serverChoice struct {
 
 func newApp() *app {
 	a := &app{models: map[string]*experiment.Model{}, opening: map[string]*opening{}, cache: experiment.NewMemCache(), base: experiment.DefaultRegistry(), servers: map[string]serverChoice{},
-		files: newFiles(), fetched: map[string]bool{}, session: experiment.NewSession(), charts: map[string]*sweepPoints{}}
+		files: newFiles(), fetched: map[string]bool{}, charts: map[string]*sweepPoints{}}
+	a.session = a.newSession()
 	a.bg.wake = make(chan struct{}, 1)
 	go a.background()
 	a.registry = experiment.NewRegistry()
@@ -78,6 +79,14 @@ func newApp() *app {
 	}
 	a.registry.RegisterDir(a.open)
 	return a
+}
+
+// newSession returns an empty session whose dense searches are split
+// between the workers (search.go).
+func (a *app) newSession() *experiment.Session {
+	s := experiment.NewSession()
+	s.Search = a.search
+	return s
 }
 
 // localEngine is the engine a setting e encodes with in this browser:

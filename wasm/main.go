@@ -19,7 +19,8 @@
 //     report's reproduction as HTML and as Markdown.
 //   - "embed" (from the first worker, through a MessagePort): embeds a
 //     chunk of token-id sequences with the named model; "prepare" opens
-//     that model ahead of the first chunk and answers nothing.
+//     that model ahead of the first chunk and answers nothing; "search"
+//     ranks a part of a search's queries (search.go).
 //   - "metrics": scores an uploaded TREC run against uploaded qrels, as
 //     "dreval metrics" does.
 //   - "vectors": searches uploaded corpus and query embeddings (.npy and
@@ -119,6 +120,14 @@ func (a *app) handle(msg, reply js.Value) {
 		buf := js.Global().Get("Uint8Array").New(len(vecs))
 		js.CopyBytesToJS(buf, vecs)
 		post(map[string]any{"type": "vectors", "dim": dim, "data": buf})
+	case "search":
+		// From the first worker: rank a part of a search's queries.
+		hits, err := searchPart(msg)
+		if err != nil {
+			fail(err)
+			return
+		}
+		post(map[string]any{"type": "hits", "data": jsBytes(hits)})
 	case "export":
 		out, err := a.export()
 		if err != nil {
