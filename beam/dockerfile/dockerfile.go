@@ -65,7 +65,7 @@ var commandForm = map[string]bool{"RUN": true, "CMD": true, "ENTRYPOINT": true}
 // line 12: ...").
 func Parse(r io.Reader, name string) (*File, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	sc.Buffer(nil, 1<<20) // lines up to 1 MiB
 	f := &File{Args: map[string]string{}}
 	lineNo, start := 0, 0
 	var cur strings.Builder

@@ -1,4 +1,4 @@
-package dockerfile_test
+package pipeline
 
 import (
 	"debug/elf"
@@ -12,11 +12,10 @@ import (
 	"testing"
 
 	"github.com/dreval/dreval/beam/dockerfile"
-	"github.com/dreval/dreval/beam/pipeline"
 	"github.com/dreval/dreval/internal/sharedtest"
 )
 
-// The worker image cannot be built here (no Docker daemon; buildah runs
+// The worker image (beam/Dockerfile) cannot be built here (no Docker daemon; buildah runs
 // but no registry is reachable for the base images), so this test checks
 // its recipe, beam/Dockerfile, against the repository instead.
 
@@ -233,9 +232,9 @@ func TestWorkerImageContents(t *testing.T) {
 	}
 	t.Setenv("DREVAL_MODELS", env["DREVAL_MODELS"])
 	t.Setenv("DREVAL_ORT_LIB", env["DREVAL_ORT_LIB"])
-	if pipeline.WorkerModelsDir() != env["DREVAL_MODELS"] || pipeline.WorkerOrtLibrary() != env["DREVAL_ORT_LIB"] || env["DREVAL_MODELS"] == "" || env["DREVAL_ORT_LIB"] == "" {
+	if WorkerModelsDir() != env["DREVAL_MODELS"] || WorkerOrtLibrary() != env["DREVAL_ORT_LIB"] || env["DREVAL_MODELS"] == "" || env["DREVAL_ORT_LIB"] == "" {
 		t.Errorf("the pipeline's workers would read models from %q and ONNX Runtime from %q; the image has %q and %q",
-			pipeline.WorkerModelsDir(), pipeline.WorkerOrtLibrary(), env["DREVAL_MODELS"], env["DREVAL_ORT_LIB"])
+			WorkerModelsDir(), WorkerOrtLibrary(), env["DREVAL_MODELS"], env["DREVAL_ORT_LIB"])
 	}
 }
 
@@ -258,7 +257,7 @@ func TestWorkerImageShell(t *testing.T) {
 // (distroless) SDK image is what the ONNX Runtime library links to
 // beyond glibc.
 func TestWorkerImageLibraries(t *testing.T) {
-	lib := pipeline.WorkerOrtLibrary()
+	lib := WorkerOrtLibrary()
 	if _, err := os.Stat(lib); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("ONNX Runtime is not installed (%s); run make setup", lib)
