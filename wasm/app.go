@@ -148,6 +148,11 @@ func (a *app) openLocal(ctx context.Context, name, e string) (*experiment.Model,
 // workers; and the server's engine ("" when encoding here) with why
 // not.
 func (a *app) resolve(ctx context.Context, name, e string) (m *experiment.Model, server, why string, err error) {
+	// The helpers open a model this page encodes while this worker opens
+	// its own.
+	if peers := a.peerList(); len(peers) > 0 && name != "static" && name != "bm25" && (e != engineAuto || isUpload(name) || !serverMayEncode(name)) {
+		a.warmHelpers(name, e, peers)
+	}
 	local, err := a.openLocal(ctx, name, e)
 	if err != nil {
 		return nil, "", "", err

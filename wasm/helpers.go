@@ -4,11 +4,14 @@ package main
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"syscall/js"
 
+	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/experiment"
 )
 
@@ -121,4 +124,66 @@ func (h *helperEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 		}
 	}
 	return out, nil
+}
+
+// warmed holds the models (modelKey) the helpers were told to open, and
+// by model name whether the server answers its encode probe.
+var warmed struct {
+	sync.Mutex
+	m      map[string]bool
+	served map[string]bool
+}
+
+// serverMayEncode reports whether the server answers an encode probe for
+// model name (status 200), asked once: where it does not, the page
+// encodes the model, and the helpers can open it at once.
+func serverMayEncode(name string) bool {
+	warmed.Lock()
+	ok, asked := warmed.served[name]
+	warmed.Unlock()
+	if asked {
+		return ok
+	}
+	if u, err := encodeURL(); err == nil {
+		if body, err := json.Marshal(encodeBody{Model: name, Side: engine.Query, IDs: [][]int32{}}); err == nil {
+			resp, err := postJSON(u, body, "application/json")
+			ok = err == nil && resp.status == 200
+		}
+	}
+	warmed.Lock()
+	if warmed.served == nil {
+		warmed.served = map[string]bool{}
+	}
+	warmed.served[name] = ok
+	warmed.Unlock()
+	return ok
+}
+
+// warmHelpers has every helper open model name for engine setting e now,
+// once per model and setting: an embed of no sequences, which loads the
+// model's files and, on onnxruntime-web, the runtime, the graph and the
+// session, while this worker opens its own, instead of on the first chunk
+// a helper gets (the run would wait for it). The replies carry ids no
+// EmbedIDs waits for, which it skips.
+func (a *app) warmHelpers(name, e string, peers []*peer) {
+	key := modelKey(name, e)
+	warmed.Lock()
+	if warmed.m == nil {
+		warmed.m = map[string]bool{}
+	}
+	done := warmed.m[key]
+	warmed.m[key] = true
+	warmed.Unlock()
+	if done {
+		return
+	}
+	for _, p := range peers {
+		a.mu.Lock()
+		a.nextID++
+		id := a.nextID
+		a.mu.Unlock()
+		p.port.Call("postMessage", js.ValueOf(map[string]any{
+			"type": "embed", "id": id, "model": name, "engine": e, "side": engine.Document, "data": jsBytes(nil), "lens": jsBytes(nil),
+		}))
+	}
 }

@@ -210,6 +210,37 @@ const rawORTWeb = `(async () => {
   return perSecond;
 })()`
 
+// rawORTWebWorker is rawORTWeb run in a dedicated Web Worker of its own
+// (no Go, no app): what one session does on a worker's thread, which the
+// page's workers are, against the page's main thread.
+const rawORTWebWorker = `(async () => {
+  const base = new URL(".", location.href).href;
+  const body = "self.onmessage = async () => { try { const r = await (" + ` + "`" + `async () => {
+    importScripts("${base}ort/ort.wasm.min.js");
+    ort.env.wasm.numThreads = 1;
+    ort.env.wasm.wasmPaths = "${base}ort/";
+    const model = new Uint8Array(await (await fetch("${base}bench/model.onnx")).arrayBuffer());
+    const sess = await ort.InferenceSession.create(model, {executionProviders: ["wasm"]});
+    const B = 16, L = 32;
+    const ids = new BigInt64Array(B * L), mask = new BigInt64Array(B * L).fill(1n), types = new BigInt64Array(B * L);
+    for (let i = 0; i < B * L; i++) ids[i] = BigInt(i % L === 0 ? 101 : i % L === L - 1 ? 102 : 1996 + (i % L));
+    const feeds = {};
+    for (const n of sess.inputNames) feeds[n] = new ort.Tensor("int64", n === "input_ids" ? ids : n === "attention_mask" ? mask : types, [B, L]);
+    await sess.run(feeds);
+    const t0 = performance.now();
+    let n = 0;
+    while (performance.now() - t0 < 8000 || n < 64) { await sess.run(feeds); n += B; }
+    const perSecond = n / ((performance.now() - t0) / 1000);
+    await sess.release();
+    return perSecond;
+  }` + "`" + ` + ")(); postMessage({ok: r}); } catch (e) { postMessage({error: String(e && e.message || e)}); } };";
+  const w = new Worker(URL.createObjectURL(new Blob([body], {type: "text/javascript"})));
+  const ans = await new Promise((resolve) => { w.onmessage = (e) => resolve(e.data); w.postMessage(0); });
+  w.terminate();
+  if (ans.error) throw new Error(ans.error);
+  return ans.ok;
+})()`
+
 // BenchmarkORTWebPage compares, in one headless Chromium on a site
 // served with COOP/COEP (as "dreval site" asks of a host, and "dreval
 // serve" does), MiniLM at 32 tokens: one raw onnxruntime-web session
@@ -236,7 +267,7 @@ func BenchmarkORTWebPage(b *testing.B) {
 	ctx, url := browser(b, 20*time.Minute, mux)
 	load(b, ctx, url)
 	workers := eval[int](b, ctx, `state.pool.size`)
-	var raw, one, inSession, all float64
+	var raw, rawWorker, one, inSession, all float64
 	var label string
 	for b.Loop() {
 		r, err := chromedp.Run(ctx, chromedp.Evaluate[float64](rawORTWeb, chromedp.EvalAwaitPromise))
@@ -244,6 +275,11 @@ func BenchmarkORTWebPage(b *testing.B) {
 			b.Fatal(err)
 		}
 		raw += r
+		rw, err := chromedp.Run(ctx, chromedp.Evaluate[float64](rawORTWebWorker, chromedp.EvalAwaitPromise))
+		if err != nil {
+			b.Fatal(err)
+		}
+		rawWorker += rw
 		w, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]any](
 			`state.pool.request({type: "bench", model: "minilm", engine: "ort-web", n: 256, tokens: 32, batch: 16}).then((a) => ({perSecond: a.perSecond, engine: a.engine, session: a.sessionSeconds}))`,
 			chromedp.EvalAwaitPromise))
@@ -266,10 +302,12 @@ func BenchmarkORTWebPage(b *testing.B) {
 	n := float64(b.N)
 	b.Logf("page: %s", label)
 	b.ReportMetric(raw/n, "raw-session-texts/s")
+	b.ReportMetric(rawWorker/n, "raw-session-in-a-worker-texts/s")
 	b.ReportMetric(one/n, "worker-texts/s")
 	b.ReportMetric(inSession/n, "worker-in-session-texts/s")
 	b.ReportMetric(all/n, "page-texts/s")
 	b.ReportMetric(one/raw, "worker/raw")
+	b.ReportMetric(one/rawWorker, "worker/raw-in-a-worker")
 	b.ReportMetric(all/raw, "page/raw")
 	b.ReportMetric(float64(workers), "workers")
 }
