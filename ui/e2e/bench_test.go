@@ -365,7 +365,17 @@ func BenchmarkORTWebCranfield(b *testing.B) {
 func BenchmarkORTWebCranfieldServe(b *testing.B) {
 	sharedtest.ModelDir(b, "minilm")
 	u := startServe(b)
-	benchCranfield(b, func() http.Handler { return httputil.NewSingleHostReverseProxy(u) })
+	// Through encodeCounter's wrap (as TestServeEncodesByDefault), which
+	// reads each /api/encode request whole before passing it on, and
+	// counts what the server encoded.
+	var count encodeCounter
+	benchCranfield(b, func() http.Handler { return count.wrap(httputil.NewSingleHostReverseProxy(u)) })
+	count.mu.Lock()
+	defer count.mu.Unlock()
+	b.Logf("/api/encode: %d requests, %d answered, %d sequences encoded on the server", count.requests, count.ok, count.sequences)
+	if count.sequences == 0 {
+		b.Error("the server encoded nothing")
+	}
 }
 
 func benchCranfield(b *testing.B, host func() http.Handler) {
