@@ -229,7 +229,8 @@ func (a *app) ensureModel(name string) error {
 
 // pick answers the page's "pick": msg.kind is "model" or "data",
 // msg.files the offered files' paths, msg.from what they are (for
-// messages), msg.folder whether they came as a folder. The answer maps
+// messages), msg.folder whether they came as a folder, and for a model
+// msg.graph the ONNX graph chosen ("" the default; modelfiles.PickGraph). The answer maps
 // each file to send to its path in the directory.
 func (a *app) pick(msg js.Value) (map[string]any, error) {
 	var files []string
@@ -240,7 +241,7 @@ func (a *app) pick(msg js.Value) (map[string]any, error) {
 	var err error
 	switch k := msg.Get("kind").String(); k {
 	case "model":
-		send, err = modelfiles.Pick(msg.Get("from").String(), files)
+		send, err = modelfiles.PickGraph(msg.Get("from").String(), files, stringOf(msg.Get("graph")))
 	case "data":
 		send, err = dataset.PickFiles(files, msg.Get("folder").Truthy())
 	default:

@@ -4,9 +4,11 @@ package main
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"syscall/js"
 
 	"github.com/dreval/dreval/encoder/engine"
@@ -128,22 +130,49 @@ func (h *helperEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 // setting e now ("prepare", answered by nothing: a failure shows at the
 // first "embed"), so that they load it while this worker does; uploads
 // (sent to the helpers with the run) and BM25 need nothing. Where the
-// server may encode the model (engine auto, and no earlier probe said it
-// does not), only the static model is opened ahead: it opens in about a
-// second, a transformer in many, for nothing when the server encodes it.
+// server may encode the model (engine auto, and the server answers its
+// encode probe), only the static model is opened ahead: it opens in about
+// a second, a transformer in many, for nothing when the server encodes it.
 func (a *app) prepareHelpers(name, e string) {
 	if name == "" || name == "bm25" || isUpload(name) {
 		return
 	}
-	if e == engineAuto && name != "static" {
-		a.mu.Lock()
-		sc, probed := a.servers[name+"\x00"+engine.Query]
-		a.mu.Unlock()
-		if !probed || sc.emb != nil {
-			return
-		}
+	if e == engineAuto && name != "static" && serverMayEncode(name) {
+		return
 	}
 	for _, p := range a.peerList() {
 		p.port.Call("postMessage", js.ValueOf(map[string]any{"type": "prepare", "model": name, "engine": e}))
 	}
+}
+
+// encodeProbes holds, by model name, whether the server answers an encode
+// probe (serverMayEncode).
+var encodeProbes struct {
+	sync.Mutex
+	m map[string]bool
+}
+
+// serverMayEncode reports whether the server answers an encode probe for
+// model name (status 200), asked once: where it does not, the page
+// encodes the model, and the helpers can open it at once.
+func serverMayEncode(name string) bool {
+	encodeProbes.Lock()
+	ok, asked := encodeProbes.m[name]
+	encodeProbes.Unlock()
+	if asked {
+		return ok
+	}
+	if u, err := encodeURL(); err == nil {
+		if body, err := json.Marshal(encodeBody{Model: name, Side: engine.Query, IDs: [][]int32{}}); err == nil {
+			resp, err := postJSON(u, body, "application/json")
+			ok = err == nil && resp.status == 200
+		}
+	}
+	encodeProbes.Lock()
+	if encodeProbes.m == nil {
+		encodeProbes.m = map[string]bool{}
+	}
+	encodeProbes.m[name] = ok
+	encodeProbes.Unlock()
+	return ok
 }

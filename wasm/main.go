@@ -47,6 +47,8 @@ package main
 import (
 	"context"
 	"syscall/js"
+
+	"github.com/dreval/dreval/experiment"
 )
 
 func main() {
@@ -107,9 +109,13 @@ func (a *app) handle(msg, reply js.Value) {
 		post(out)
 	case "prepare":
 		// From the first worker: open a model now, answering nothing (an
-		// error comes again with the first "embed").
+		// error comes again with the first "embed"). A dense model's
+		// document tower embeds no sequences, which on onnxruntime-web
+		// loads the runtime, the graph and the session too.
 		if e, err := checkEngine(stringOf(msg.Get("engine"))); err == nil {
-			a.openLocal(context.Background(), msg.Get("model").String(), e)
+			if m, err := a.openLocal(context.Background(), msg.Get("model").String(), e); err == nil && m.Kind == experiment.Dense {
+				m.Document.Embedder.EmbedIDs(nil)
+			}
 		}
 	case "embed":
 		vecs, dim, err := a.embed(msg)

@@ -167,7 +167,9 @@ func (a *app) ortExternal(e string) *engine.External {
 			return l.rt.Open(graph)
 		})
 		source := "its " + modelfiles.ONNX
-		if ok, _ := s.Transformer.Exists(modelfiles.ONNX); !ok {
+		if url, _, _ := a.servedGraphURL(s.Transformer.Name()); url != "" {
+			source = "the site's " + url
+		} else if ok, _ := s.Transformer.Exists(modelfiles.ONNX); !ok {
 			source = "the graph exported from " + s.Weights
 		}
 		info := engine.Info{Engine: engine.ORT, Threads: c.Threads,
@@ -178,12 +180,16 @@ func (a *app) ortExternal(e string) *engine.External {
 }
 
 // graph returns the ONNX graph onnxruntime-web runs for the settings' s
-// transformer, as a JavaScript Uint8Array: the folder's model.onnx, or
-// the graph exported from its weights, which one worker builds and the
+// transformer, as a JavaScript Uint8Array: the model.onnx the site serves
+// beside a served model's weights (servedGraph), the folder's model.onnx,
+// or the graph exported from its weights, which one worker builds and the
 // page hands to the others (and keeps in Cache Storage, keyed by the
 // weights' SHA-256 and the app's build).
 func (a *app) graph(s *encoder.Settings) (js.Value, error) {
 	t := s.Transformer
+	if g, ok, err := a.servedGraph(t.Name()); ok || err != nil {
+		return g, err
+	}
 	if ok, _ := t.Exists(modelfiles.ONNX); ok {
 		g, err := ortweb.BuildGraph(s, "")
 		if err != nil {
@@ -226,6 +232,48 @@ func (a *app) graph(s *encoder.Settings) (js.Value, error) {
 		js.Global().Call("drevalDerived", key, u8)
 	}
 	return u8, nil
+}
+
+// servedGraph returns the model.onnx the site serves beside the weights
+// of the served model in dir (the worker's models/NAME; "dreval site"
+// and "dreval serve" serve it where the model folder has it: the graph
+// the native ort engine runs), fetched once for every worker straight
+// into JavaScript memory (Cache Storage keeps it), so that no worker
+// builds it from the weights; ok is false where the site serves none.
+func (a *app) servedGraph(dir string) (g js.Value, ok bool, err error) {
+	url, size, name := a.servedGraphURL(dir)
+	f := js.Global().Get("drevalFetch")
+	if url == "" || f.Type() != js.TypeFunction {
+		return js.Value{}, false, nil
+	}
+	ab, err := await(f.Invoke(url, size, name+"'s "+modelfiles.ONNX))
+	if err != nil {
+		return js.Value{}, true, fmt.Errorf("fetching %s: %v", url, err)
+	}
+	u8 := js.Global().Get("Uint8Array").New(ab)
+	if n := int64(u8.Get("length").Int()); size >= 0 && n != size {
+		return js.Value{}, true, fmt.Errorf("%s has %d bytes, but the index lists %d: the download was cut short", url, n, size)
+	}
+	return u8, true, nil
+}
+
+// servedGraphURL returns the URL and size of the model.onnx the site
+// serves for the served model in dir, and the model's name; url is ""
+// where it serves none.
+func (a *app) servedGraphURL(dir string) (url string, size int64, name string) {
+	name, found := strings.CutPrefix(dir, modelsDir+"/")
+	if !found || isUpload(name) || strings.Contains(name, "/") {
+		return "", 0, ""
+	}
+	x, err := a.index()
+	if err != nil {
+		return "", 0, ""
+	}
+	m := x.Model(name)
+	if m == nil || !m.Has(modelfiles.ONNX) {
+		return "", 0, ""
+	}
+	return modelfiles.URL(name, modelfiles.ONNX), m.Size(modelfiles.ONNX), name
 }
 
 // engineLabel says in a few words what computed a model's vectors in

@@ -4,12 +4,15 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
 	"syscall/js"
 
 	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/experiment"
 )
 
@@ -23,6 +26,9 @@ func (a *app) checkModel(msg js.Value) (map[string]any, error) {
 		return nil, err
 	}
 	m, err := a.openLocal(context.Background(), name, e)
+	if np := (*onnx.NotPureGoError)(nil); errors.As(err, &np) {
+		return nil, fmt.Errorf("%w (in this page: Engine auto or onnxruntime-web (WebAssembly) runs it, where the site serves onnxruntime-web)", err)
+	}
 	if err != nil {
 		return nil, err
 	}

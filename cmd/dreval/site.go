@@ -209,8 +209,9 @@ func wasmExecJS() (string, error) {
 }
 
 // writeModelFiles copies the files of model name that loading it reads
-// (modelfiles.ToLoad: not a graph beside safetensors weights, nor a
-// README) to out/models/name/; without weights, only its settings.
+// (modelfiles.ToLoad: not a README) and, with the weights, its model.onnx
+// (the graph onnxruntime-web runs in the page) to out/models/name/;
+// without weights, only its settings.
 func writeModelFiles(out, modelsDir, name string, weights bool, st *siteStats) error {
 	dir := filepath.Join(modelsDir, name)
 	if _, err := os.Stat(dir); err != nil {
@@ -236,6 +237,19 @@ func writeModelFiles(out, modelsDir, name string, weights bool, st *siteStats) e
 			return err
 		}
 		have[n] = true
+	}
+	// The graph the ort engines run, beside the weights it was exported
+	// from: the page's onnxruntime-web fetches it instead of building it
+	// from the weights in a worker.
+	if onnx := filepath.Join(dir, modelfiles.ONNX); weights && !have[modelfiles.ONNX] {
+		if b, err := os.ReadFile(onnx); err == nil {
+			if err := st.write(filepath.Join(out, "models", name, modelfiles.ONNX), b); err != nil {
+				return err
+			}
+			have[modelfiles.ONNX] = true
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 	}
 	if !have["config.json"] && !have[encoder.ManifestFile] {
 		return fmt.Errorf("model %q in %s has no config.json nor %s", name, dir, encoder.ManifestFile)

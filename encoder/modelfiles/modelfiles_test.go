@@ -1,6 +1,7 @@
 package modelfiles
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -172,5 +173,49 @@ func TestTowers(t *testing.T) {
 	}
 	if _, err := Pick("x", []string{"dreval.json", "README.md"}); err == nil || !strings.Contains(err.Error(), "towers are missing") {
 		t.Errorf("a manifest without towers: %v", err)
+	}
+}
+
+func TestPickGraph(t *testing.T) {
+	tjs := []string{"config.json", "tokenizer.json", "model.safetensors", "1_Pooling/config.json", "2_Dense/model.safetensors", "2_Dense/config.json",
+		"onnx/model.onnx", "onnx/model_quantized.onnx", "onnx/model_fp16.onnx", "README.md"}
+	settings := map[string]string{"config.json": "config.json", "tokenizer.json": "tokenizer.json", "1_Pooling/config.json": "1_Pooling/config.json",
+		"2_Dense/model.safetensors": "2_Dense/model.safetensors", "2_Dense/config.json": "2_Dense/config.json"}
+	with := func(graph string) map[string]string {
+		m := maps.Clone(settings)
+		m[graph] = "model.onnx"
+		return m
+	}
+	for _, tc := range []struct {
+		name, graph string
+		files       []string
+		want        map[string]string
+		err         string
+	}{
+		{"int8 of a Transformers.js folder", "quantized", tjs, with("onnx/model_quantized.onnx"), ""},
+		{"fp16 by file", "onnx/model_fp16.onnx", tjs, with("onnx/model_fp16.onnx"), ""},
+		{"fp32", "fp32", tjs, with("onnx/model.onnx"), ""},
+		{"default keeps the safetensors", "", tjs, map[string]string{"config.json": "config.json", "tokenizer.json": "tokenizer.json", "model.safetensors": "model.safetensors",
+			"1_Pooling/config.json": "1_Pooling/config.json", "2_Dense/model.safetensors": "2_Dense/model.safetensors", "2_Dense/config.json": "2_Dense/config.json"}, ""},
+		{"the only graph, in onnx/", "", []string{"tokenizer.json", "config.json", "onnx/model_quantized.onnx"},
+			map[string]string{"tokenizer.json": "tokenizer.json", "config.json": "config.json", "onnx/model_quantized.onnx": "model.onnx"}, ""},
+		{"the only graph, no config", "", []string{"tokenizer.json", "onnx/model_fp16.onnx"},
+			map[string]string{"tokenizer.json": "tokenizer.json", "onnx/model_fp16.onnx": "model.onnx"}, ""},
+		{"several graphs, none default", "", []string{"tokenizer.json", "onnx/model_fp16.onnx", "onnx/model_quantized.onnx"}, nil,
+			"several ONNX graphs (onnx/model_fp16.onnx, onnx/model_quantized.onnx): choose which one"},
+		{"a graph not there", "q4", tjs, nil, "no ONNX graph onnx/model_q4.onnx or model_q4.onnx (ONNX graphs in the folder: onnx/model.onnx, onnx/model_fp16.onnx, onnx/model_quantized.onnx)"},
+		{"no tokenizer", "quantized", []string{"onnx/model_quantized.onnx"}, nil, "tokenizer.json is missing from the folder x"},
+		{"not a variant", "../x", tjs, nil, "neither a .onnx file nor a variant"},
+	} {
+		got, err := PickGraph("the folder x", tc.files, tc.graph)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: PickGraph = %v, %v; want %v", tc.name, got, err, tc.want)
+		}
 	}
 }

@@ -25,6 +25,53 @@ import (
 // it, the files its towers' loads read; the loader checks the towers are
 // those the manifest names.
 func Pick(from string, files []string) (send map[string]string, err error) {
+	return PickGraph(from, files, "")
+}
+
+// PickGraph is Pick with the ONNX graph of the folder to load chosen by
+// graph, PickONNX's want: a variant ("quantized" for
+// onnx/model_quantized.onnx, "fp16", "fp32", ...) or a file
+// ("onnx/model_fp16.onnx"). The graph is sent as model.onnx and is the
+// model's weights: the safetensors or PyTorch weights at the folder's top
+// are left out, so the ort engines run that graph and the pure-Go engine
+// reads its weights from it (refusing a graph it cannot run), as
+// encoder.Options.ONNXFile has them do natively. With graph "", a folder
+// whose only weights are graphs in its onnx/ folder other than
+// onnx/model.onnx (a Transformers.js layout with model_quantized.onnx
+// alone, say) loads its one graph; with several, the error lists them.
+// A graph that is not there is an error listing those that are.
+func PickGraph(from string, files []string, graph string) (map[string]string, error) {
+	if graph == "" {
+		graphs := ONNXGraphs(files)
+		if len(graphs) == 0 || slices.ContainsFunc(files, isWeights) || slices.Contains(files, ONNXFolder+"/"+ONNX) || slices.Contains(files, Manifest) {
+			return pick(from, files)
+		}
+		if len(graphs) > 1 {
+			return nil, fmt.Errorf("%s has no model.onnx, model.safetensors or pytorch_model.bin, and several ONNX graphs (%s): choose which one to load", from, strings.Join(graphs, ", "))
+		}
+		graph = graphs[0]
+	}
+	g, err := PickONNX(files, graph)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", from, err)
+	}
+	rest := slices.DeleteFunc(slices.Clone(files), func(f string) bool { return IsONNXGraph(f) || isWeights(f) })
+	send, err := pick(from, append(rest, WeightsChosen+g))
+	if err != nil {
+		return nil, err
+	}
+	send[g] = send[WeightsChosen+g]
+	delete(send, WeightsChosen+g)
+	return send, nil
+}
+
+// isWeights reports whether file is a weights file at a model folder's
+// top (not a module's): one of Weights, or ONNX.
+func isWeights(file string) bool {
+	return file == ONNX || slices.Contains(Weights(), file)
+}
+
+func pick(from string, files []string) (send map[string]string, err error) {
 	if slices.Contains(files, Manifest) {
 		// A single tower at the top with a manifest (say SimCSE's
 		// pooling), or two towers in folders.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"syscall/js"
+	"time"
 
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/bert"
@@ -73,6 +74,17 @@ type Session struct {
 	s    js.Value
 	plan *Plan
 	mu   sync.Mutex
+	// busy is the time spent in the session's runs, from the call to
+	// the settled promise (what onnxruntime-web takes, against what the
+	// batch takes in all: feeds, copies, the head).
+	busy time.Duration
+}
+
+// Busy returns the time the session has spent running batches.
+func (s *Session) Busy() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.busy
 }
 
 // Open creates a session from model, the bytes of an ONNX file (a
@@ -158,7 +170,9 @@ func (s *Session) Forward(seqs [][]int32, pad Padding, dim int) ([][]float32, er
 	if s.s.IsUndefined() {
 		return nil, errors.New("onnxruntime-web: the session is closed")
 	}
+	t0 := time.Now()
 	res, err := await(s.s.Call("run", feeds, []any{s.plan.Output}))
+	s.busy += time.Since(t0)
 	if err != nil {
 		return nil, fmt.Errorf("onnxruntime-web: run on %d sequences of up to %d tokens: %w", len(seqs), width, err)
 	}

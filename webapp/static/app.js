@@ -298,9 +298,10 @@ function relPath(f) {
 // sendChosen asks the first worker which of the chosen files to send
 // ("pick": Go decides), then sends those to the workers (all of them when
 // every worker needs them) under root; it returns the answer's paths.
-async function sendChosen(files, kind, from, root, everyWorker, forget) {
+// graph is a model's ONNX graph chosen (model-upload.js).
+async function sendChosen(files, kind, from, root, everyWorker, forget, graph) {
   const folder = files.some((f) => f.webkitRelativePath);
-  const picked = await state.pool.request({ type: "pick", kind, from, folder, files: files.map(relPath) });
+  const picked = await state.pool.request({ type: "pick", kind, from, folder, files: files.map(relPath), graph: graph || "" });
   const list = [];
   for (const f of files) {
     const as = picked.send[relPath(f)];

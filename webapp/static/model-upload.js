@@ -8,7 +8,7 @@
 // calls uploadModel when a run uses the upload.
 "use strict";
 
-const upload = { pool: null, sig: "", name: "", last: "", n: 0 };
+const upload = { pool: null, sig: "", name: "", last: "", n: 0, engine: "", from: "", sent: [] };
 
 // chosenModelFiles returns the chosen files (a folder, or the files one
 // by one, each under the name its input gives it) and where they came
@@ -17,7 +17,8 @@ function chosenModelFiles() {
   const folder = [...$("model-folder").files];
   if (folder.length > 0) {
     const top = folder[0].webkitRelativePath.split("/")[0];
-    return { files: folder, from: "the folder " + top, folder: top };
+    // The folder's ONNX graph chosen (Go picks it: modelfiles.PickGraph).
+    return { files: folder, from: "the folder " + top, folder: top, graph: $("model-graph").value };
   }
   const files = [];
   for (const input of document.querySelectorAll("#model-files input[type=file]")) {
@@ -28,7 +29,7 @@ function chosenModelFiles() {
     const as = input.dataset.file || "weights:" + f.name;
     files.push(new File([f], as, { type: f.type, lastModified: f.lastModified }));
   }
-  return { files, from: "the chosen files", folder: "" };
+  return { files, from: "the chosen files", folder: "", graph: "" };
 }
 
 function showUploadError(text) {
@@ -51,10 +52,15 @@ async function uploadModel() {
 }
 
 async function sendModel() {
-  const { files, from, folder } = chosenModelFiles();
+  const { files, from, folder, graph } = chosenModelFiles();
   if (files.length === 0) throw new Error("Choose your model first: its folder, or tokenizer.json and model.onnx or model.safetensors.");
-  const sig = files.map((f) => (f.webkitRelativePath || f.name) + ":" + f.size + ":" + f.lastModified).join("|");
-  if (upload.pool === state.pool && upload.sig === sig && upload.name) return upload.name;
+  const sig = graph + "|" + files.map((f) => (f.webkitRelativePath || f.name) + ":" + f.size + ":" + f.lastModified).join("|");
+  if (upload.pool === state.pool && upload.sig === sig && upload.name) {
+    // Sent already: opened again only for another engine (the pure-Go
+    // engine refuses graphs onnxruntime-web runs).
+    if (upload.engine !== $("engine").value) await openModel(upload.name, upload.from, upload.sent);
+    return upload.name;
+  }
   showUploadError("");
   // The folder's name, when there is one, makes the tables readable; the
   // number keeps every upload's name fresh.
@@ -69,20 +75,33 @@ async function sendModel() {
   const status = $("model-upload-status");
   status.textContent = "Sending your model to " + state.pool.size + " worker(s)…";
   setStatus(status.textContent);
-  const sent = await sendChosen(files, "model", from, root, true, forget ? "models/" + forget : "");
+  const sent = await sendChosen(files, "model", from, root, true, forget ? "models/" + forget : "", graph);
   if (forget) await state.pool.broadcast({ type: "forget", model: forget });
+  await openModel(name, from, sent);
+  upload.sig = sig;
+  upload.name = name;
+  return name;
+}
+
+// openModel has the first worker open the sent model name with the
+// engine chosen, and describes it.
+async function openModel(name, from, sent) {
+  const root = "models/" + name, status = $("model-upload-status"), engine = $("engine").value;
+  upload.engine = "";
   status.textContent = "Loading your model (" + sent.join(", ") + ")…";
   setStatus(status.textContent);
   let ans;
   try {
-    ans = await state.pool.request({ type: "model", model: name, engine: $("engine").value });
+    ans = await state.pool.request({ type: "model", model: name, engine });
   } catch (e) {
     // The worker names files by their path in its file system.
     const msg = e.message.split("model " + root + ": ").join("").split(root + "/").join("");
     throw new Error("Your model (" + from + ") could not be loaded: " + msg);
   }
-  upload.sig = sig;
-  upload.name = name;
+  showUploadError("");
+  upload.engine = engine;
+  upload.from = from;
+  upload.sent = sent;
   let what = ans.dim ? ans.dim + " dimensions, " : "";
   if (ans.towers === 2) {
     what += "2 towers (query: " + ans.query + "; document: " + ans.document + "), ";
@@ -92,7 +111,6 @@ async function sendModel() {
   if (ans.score) what += "score " + (ans.score === "dot" ? "dot product" : "cosine") + ", ";
   status.textContent = "Loaded your model from " + from + " as " + name + ": " + what + "weights " + ans.weights + ", engine " + ans.engine + ".";
   setStatus(status.textContent);
-  return name;
 }
 
 (() => {
@@ -103,6 +121,9 @@ async function sendModel() {
   // A new choice is sent and checked at once; a folder and single files
   // replace each other.
   const check = () => { if ($("model").value === "upload") go(() => uploadModel()); };
+  // Another graph is another upload; another engine opens it again.
+  $("model-graph").addEventListener("change", () => { if ($("model-folder").files.length > 0) check(); });
+  $("engine").addEventListener("change", () => { if (upload.name) check(); });
   $("model-folder").addEventListener("change", () => {
     for (const input of document.querySelectorAll("#model-files input[type=file]")) input.value = "";
     check();
