@@ -2,7 +2,8 @@
 # wasm-build.sh builds the browser app into webapp/static: app.wasm.gz (the
 # Go program of package wasm, compiled to js/wasm and gzip-compressed),
 # wasm_exec.js (Go's loader, from the toolchain that built it) and
-# components.css (package ui's style sheet, which report.html inlines).
+# components.css (package ui's style sheet, which report.html inlines) and
+# demo.zip (the demo collection, which the app fetches).
 # "make wasm" runs it; "dreval serve" and "dreval site" embed the result.
 #
 # app.wasm.gz is compressed with zopfli when it is installed (scripts/setup.sh
@@ -17,7 +18,12 @@ GO=${GO:-go}
 out=webapp/static
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-GOOS=js GOARCH=wasm "$GO" build -trimpath -ldflags="-s -w" -o "$tmp/app.wasm" ./wasm
+# Tag nodemo leaves the demo collection out of the app (86 KB of
+# app.wasm.gz): the page fetches demo.zip (written below, 85 KB) while the
+# app downloads (loader.js's keep), so every host that serves the app
+# serves it ("dreval serve", "dreval site" and the Worker embed
+# webapp/static).
+GOOS=js GOARCH=wasm "$GO" build -trimpath -tags nodemo -ldflags="-s -w" -o "$tmp/app.wasm" ./wasm
 if [ "${WASM_GZIP:-zopfli}" = zopfli ] && command -v zopfli >/dev/null; then
   zopfli --gzip --i"${ZOPFLI_ITERATIONS:-15}" -c "$tmp/app.wasm" >"$tmp/app.wasm.gz"
   how="zopfli, ${ZOPFLI_ITERATIONS:-15} iterations"
@@ -31,4 +37,5 @@ cp "$tmp/app.wasm.gz" "$out/app.wasm.gz"
 cp "$("$GO" env GOROOT)/lib/wasm/wasm_exec.js" "$out/wasm_exec.js"
 chmod 644 "$out/wasm_exec.js"
 cp ui/components.css "$out/components.css"
+"$GO" run ./dataset/demo/zip -out "$out/demo.zip"
 echo "wasm-build: $out/app.wasm.gz $(wc -c <"$out/app.wasm.gz") bytes ($how; uncompressed $(wc -c <"$tmp/app.wasm"))"
