@@ -38,4 +38,11 @@ cp "$("$GO" env GOROOT)/lib/wasm/wasm_exec.js" "$out/wasm_exec.js"
 chmod 644 "$out/wasm_exec.js"
 cp ui/components.css "$out/components.css"
 "$GO" run ./dataset/demo/zip -out "$out/demo.zip"
+# WASM_MAX_BYTES (unset: no limit) fails the build when app.wasm.gz is
+# larger, for CI to hold the app's size (README, "browser app size").
+size=$(wc -c <"$out/app.wasm.gz")
+if [ -n "${WASM_MAX_BYTES:-}" ] && [ "$size" -gt "$WASM_MAX_BYTES" ]; then
+  echo "wasm-build: $out/app.wasm.gz is $size bytes ($how), more than WASM_MAX_BYTES=$WASM_MAX_BYTES" >&2
+  exit 1
+fi
 echo "wasm-build: $out/app.wasm.gz $(wc -c <"$out/app.wasm.gz") bytes ($how; uncompressed $(wc -c <"$tmp/app.wasm"))"
