@@ -99,6 +99,18 @@ func (d Dir) ReadFile(file string) ([]byte, error) {
 	return b, nil
 }
 
+// KnownSHA256 returns the hex SHA-256 of file when the directory's file
+// system knows it without reading the file (it has a method SHA256(name)
+// (string, bool), as the browser app's in-memory files have), and false
+// otherwise: the caller then hashes the contents itself.
+func (d Dir) KnownSHA256(file string) (string, bool) {
+	k, ok := d.fsys.(interface{ SHA256(string) (string, bool) })
+	if !ok {
+		return "", false
+	}
+	return k.SHA256(path.Join(d.dir, file))
+}
+
 // Exists reports whether file is in the directory; an error other than
 // its absence is returned.
 func (d Dir) Exists(file string) (bool, error) {

@@ -18,9 +18,14 @@ type ChartSeries struct {
 	Points []ChartPoint
 }
 
-// ChartPoint is one rate of a series: the mean over seeds and its SD.
+// ChartPoint is one rate of a series: the mean over seeds and its SD,
+// and Changed, the fraction of the query tokens the perturbation really
+// changed at that rate (mean over seeds; 0 for the clean run and where
+// unknown). The rate asked and the fraction changed differ by mode
+// (typo at 10% changes about half the tokens), so the chart shows both.
 type ChartPoint struct {
 	Rate, Mean, SD float64
+	Changed        float64
 }
 
 // The chart's size and margins, in SVG user units (the viewBox of
@@ -30,7 +35,33 @@ const (
 	chartW, chartH                     = 480.0, 260.0
 	marginL, marginR, marginT, marginB = 48.0, 16.0, 12.0, 36.0
 	legendW                            = 112.0
+	// changedH is the height of the row of changed fractions under the
+	// rate axis (when the first series has them).
+	changedH = 16.0
 )
+
+// showsChanged reports whether the chart has the row of realised
+// fractions: its first series changed some tokens at some rate.
+func (c *RateChart) showsChanged() bool {
+	if len(c.Series) == 0 {
+		return false
+	}
+	for _, p := range c.Series[0].Points {
+		if p.Changed > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// bottom is the plot's bottom margin: the rate axis's labels and title,
+// and the row of changed fractions when there is one.
+func (c *RateChart) bottom() float64 {
+	if c.showsChanged() {
+		return marginB + changedH
+	}
+	return marginB
+}
 
 // right is the plot's right edge.
 func (c *RateChart) right() float64 {
@@ -65,7 +96,7 @@ func (c *RateChart) x(r float64) float64 {
 }
 
 func (c *RateChart) y(v float64) float64 {
-	return marginT + (1-math.Max(0, math.Min(1, v)))*(chartH-marginT-marginB)
+	return marginT + (1-math.Max(0, math.Min(1, v)))*(chartH-marginT-c.bottom())
 }
 
 func coord(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
@@ -88,12 +119,15 @@ func (c *RateChart) Caption() string {
 	if c.Marked {
 		s += "; dashed: the rate shown, " + percent(c.Mark)
 	}
+	if c.showsChanged() {
+		s += fmt.Sprintf("; under the rates asked, the share of query tokens %s's perturbation really changed at each rate (mean over seeds)", c.Series[0].Model)
+	}
 	return s
 }
 
 // AxesPath is the path of the two axes.
 func (c *RateChart) AxesPath() string {
-	return fmt.Sprintf("M%s %s V%s H%s", coord(marginL), coord(marginT), coord(chartH-marginB), coord(c.right()))
+	return fmt.Sprintf("M%s %s V%s H%s", coord(marginL), coord(marginT), coord(chartH-c.bottom()), coord(c.right()))
 }
 
 // chartLine is a line element of the chart.
@@ -113,7 +147,7 @@ func (c *RateChart) Lines() []chartLine {
 	}
 	if c.Marked {
 		x := coord(c.x(c.Mark))
-		out = append(out, chartLine{Class: "mark", X1: x, X2: x, Y1: coord(marginT), Y2: coord(chartH - marginB), Stroke: "#888", Width: "1", Dash: "4 3"})
+		out = append(out, chartLine{Class: "mark", X1: x, X2: x, Y1: coord(marginT), Y2: coord(chartH - c.bottom()), Stroke: "#888", Width: "1", Dash: "4 3"})
 	}
 	for i, s := range c.Series {
 		for _, p := range s.Points {
@@ -147,13 +181,40 @@ func (c *RateChart) Texts() []chartText {
 	mr := c.maxRate()
 	for i := 0; i <= 5; i++ {
 		r := mr * float64(i) / 5
-		out = append(out, chartText{Class: "tick", X: coord(c.x(r)), Y: coord(chartH - marginB + 16), Anchor: "middle", Fill: "#333", Text: percent(r)})
+		out = append(out, chartText{Class: "tick", X: coord(c.x(r)), Y: coord(chartH - c.bottom() + 16), Anchor: "middle", Fill: "#333", Text: percent(r)})
 	}
-	out = append(out, chartText{Class: "axis-title", X: coord(marginL + (c.right()-marginL)/2), Y: coord(chartH - 4), Anchor: "middle", Fill: "#333", Text: "perturbation rate"})
+	title := "perturbation rate"
+	if c.showsChanged() {
+		title = "perturbation rate asked; below it, tokens changed"
+		out = append(out, c.changedTexts()...)
+	}
+	out = append(out, chartText{Class: "axis-title", X: coord(marginL + (c.right()-marginL)/2), Y: coord(chartH - 4), Anchor: "middle", Fill: "#333", Text: title})
 	if len(c.Series) > 1 {
 		for i, s := range c.Series {
 			out = append(out, chartText{Class: "legend", X: coord(c.right() + 34), Y: coord(marginT + 14 + 14*float64(i)), Anchor: "start", Fill: "#333", Text: s.Model})
 		}
+	}
+	return out
+}
+
+// changedTexts is the row under the rate axis: "changed" and, under each
+// rate of the first series, the fraction of tokens it changed there (a
+// label too close to the one before it is left out; every point's
+// tooltip has it too).
+func (c *RateChart) changedTexts() []chartText {
+	y := coord(chartH - c.bottom() + 32)
+	out := []chartText{{Class: "changed-title", X: coord(marginL - 14), Y: y, Anchor: "end", Fill: "#555", Text: "changed"}}
+	last := math.Inf(-1)
+	for _, p := range c.Series[0].Points {
+		if math.IsNaN(p.Mean) {
+			continue
+		}
+		x := c.x(p.Rate)
+		if x-last < 26 {
+			continue
+		}
+		last = x
+		out = append(out, chartText{Class: "changed", X: coord(x), Y: y, Anchor: "middle", Fill: "#555", Text: percent(p.Changed)})
 	}
 	return out
 }
@@ -182,11 +243,12 @@ func (c *RateChart) Polylines() []chartPolyline {
 
 // chartCircle is one point of a series.
 type chartCircle struct {
-	X, Y, Fill, Model, Rate, Mean, Title string
+	X, Y, Fill, Model, Rate, Mean, Changed, Title string
 }
 
-// Circles are the series' points; each names its model, rate and mean
-// (data-model, data-rate, data-mean) and has a tooltip.
+// Circles are the series' points; each names its model, rate, mean and
+// the fraction of tokens changed (data-model, data-rate, data-mean,
+// data-changed) and has a tooltip.
 func (c *RateChart) Circles() []chartCircle {
 	var out []chartCircle
 	for i, s := range c.Series {
@@ -194,10 +256,14 @@ func (c *RateChart) Circles() []chartCircle {
 			if math.IsNaN(p.Mean) {
 				continue
 			}
+			title := fmt.Sprintf("%s, rate %s: %s", s.Model, percent(p.Rate), report.Num(p.Mean))
+			if p.Rate > 0 {
+				title += fmt.Sprintf(" (%s of the query tokens changed)", percent(p.Changed))
+			}
 			out = append(out, chartCircle{
 				X: coord(c.x(p.Rate)), Y: coord(c.y(p.Mean)), Fill: c.color(i), Model: s.Model,
-				Rate: results.FormatRate(p.Rate), Mean: report.Num(p.Mean),
-				Title: fmt.Sprintf("%s, rate %s: %s", s.Model, percent(p.Rate), report.Num(p.Mean)),
+				Rate: results.FormatRate(p.Rate), Mean: report.Num(p.Mean), Changed: strconv.FormatFloat(p.Changed, 'f', 4, 64),
+				Title: title,
 			})
 		}
 	}
@@ -224,7 +290,7 @@ func modelSeries(mr *results.ModelResult, measure string) (ChartSeries, error) {
 		if !ok {
 			return s, fmt.Errorf("measure %s is not in the results of %s", measure, mr.Model)
 		}
-		s.Points = append(s.Points, ChartPoint{Rate: rs.Rate, Mean: st.Mean, SD: st.SD})
+		s.Points = append(s.Points, ChartPoint{Rate: rs.Rate, Mean: st.Mean, SD: st.SD, Changed: rs.ChangedFraction.Mean})
 	}
 	slices.SortFunc(s.Points, func(a, b ChartPoint) int { return cmp.Compare(a.Rate, b.Rate) })
 	return s, nil

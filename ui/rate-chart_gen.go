@@ -111,6 +111,7 @@ func (c *RateChart) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgparent.AppendChild(vgn)
 				vgn.AddAttrInterface("cx", p.X)
 				vgn.AddAttrInterface("cy", p.Y)
+				vgn.AddAttrInterface("data-changed", p.Changed)
 				vgn.AddAttrInterface("data-mean", p.Mean)
 				vgn.AddAttrInterface("data-model", p.Model)
 				vgn.AddAttrInterface("data-rate", p.Rate)

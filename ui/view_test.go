@@ -163,6 +163,51 @@ func TestRateChartHasOnePointPerRate(t *testing.T) {
 	}
 }
 
+// TestRateChartShowsTokensChanged: the chart gives, beside each rate
+// asked, the fraction of query tokens the perturbation really changed
+// (the results' changed_fraction), under the axis and in each point.
+func TestRateChartShowsTokensChanged(t *testing.T) {
+	res := fakeResults(t)
+	mr := res.Datasets[0].Models[0]
+	chart, err := NewRateChart(res, Selection{}, "ndcg@10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := Render(chart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"0.0000", strconv.FormatFloat(mr.Rates[0].ChangedFraction.Mean, 'f', 4, 64), strconv.FormatFloat(mr.Rates[1].ChangedFraction.Mean, 'f', 4, 64)}
+	for i, p := range points(html) {
+		if p["data-changed"] != want[i] {
+			t.Errorf("point %d: data-changed %q, want %q", i, p["data-changed"], want[i])
+		}
+	}
+	row := regexp.MustCompile(`class="changed"[^>]*>([^<]*)<`).FindAllStringSubmatch(html, -1)
+	var got []string
+	for _, m := range row {
+		got = append(got, m[1])
+	}
+	wantRow := []string{"0%", percent(mr.Rates[0].ChangedFraction.Mean), percent(mr.Rates[1].ChangedFraction.Mean)}
+	if !slices.Equal(got, wantRow) {
+		t.Errorf("the row of tokens changed is %q, want %q", got, wantRow)
+	}
+	if mr.Rates[1].ChangedFraction.Mean <= mr.Rates[0].ChangedFraction.Mean {
+		t.Fatalf("the fake run changed %v of the tokens at 50%%, %v at 10%%: nested draws change more at a higher rate",
+			mr.Rates[1].ChangedFraction.Mean, mr.Rates[0].ChangedFraction.Mean)
+	}
+	for _, s := range []string{"tokens changed", "really changed at each rate"} {
+		if !strings.Contains(html, s) {
+			t.Errorf("the chart does not say %q:\n%s", s, html)
+		}
+	}
+	// A chart whose series changed nothing (no rates) has no such row.
+	bare := &RateChart{Measure: "ndcg@10", Label: "NDCG@10", Title: "x", Series: []ChartSeries{{Model: "m", Points: []ChartPoint{{Rate: 0, Mean: 0.5}}}}}
+	if h, err := Render(bare); err != nil || strings.Contains(h, `class="changed"`) {
+		t.Errorf("a chart with no tokens changed shows the row (err %v)", err)
+	}
+}
+
 func TestInspectorSortsByDamage(t *testing.T) {
 	res := fakeResults(t)
 	in, err := NewInspector(res, Selection{Rate: 0.5})

@@ -29,9 +29,12 @@ import (
 // encoded, the last results.
 type app struct {
 	mu sync.Mutex
-	// models holds the opened models by modelKey (name and engine).
-	models map[string]*experiment.Model
-	cache  *experiment.MemCache
+	// models holds the opened models by modelKey (name and engine);
+	// opening those being opened (a run's and a helper's "prepare" open a
+	// model once).
+	models  map[string]*experiment.Model
+	opening map[string]*opening
+	cache   *experiment.MemCache
 	// session keeps what a run leaves for the next (experiment.Session):
 	// a slider move reruns only what the new rate changes.
 	session *experiment.Session
@@ -65,8 +68,9 @@ type serverChoice struct {
 }
 
 func newApp() *app {
-	a := &app{models: map[string]*experiment.Model{}, cache: experiment.NewMemCache(), base: experiment.DefaultRegistry(), servers: map[string]serverChoice{},
-		files: newFiles(), fetched: map[string]bool{}, session: experiment.NewSession(), charts: map[string]*sweepPoints{}}
+	a := &app{models: map[string]*experiment.Model{}, opening: map[string]*opening{}, cache: experiment.NewMemCache(), base: experiment.DefaultRegistry(), servers: map[string]serverChoice{},
+		files: newFiles(), fetched: map[string]bool{}, charts: map[string]*sweepPoints{}}
+	a.session = a.newSession()
 	a.bg.wake = make(chan struct{}, 1)
 	go a.background()
 	a.registry = experiment.NewRegistry()
@@ -75,6 +79,14 @@ func newApp() *app {
 	}
 	a.registry.RegisterDir(a.open)
 	return a
+}
+
+// newSession returns an empty session whose dense searches are split
+// between the workers (search.go).
+func (a *app) newSession() *experiment.Session {
+	s := experiment.NewSession()
+	s.Search = a.search
+	return s
 }
 
 // localEngine is the engine a setting e encodes with in this browser:
@@ -116,11 +128,39 @@ func modelKey(name, e string) string {
 func (a *app) openLocal(ctx context.Context, name, e string) (*experiment.Model, error) {
 	key := modelKey(name, e)
 	a.mu.Lock()
-	m, ok := a.models[key]
-	a.mu.Unlock()
-	if ok {
+	if m, ok := a.models[key]; ok {
+		a.mu.Unlock()
 		return m, nil
 	}
+	if o, ok := a.opening[key]; ok {
+		a.mu.Unlock()
+		<-o.done
+		return o.m, o.err
+	}
+	o := &opening{done: make(chan struct{})}
+	a.opening[key] = o
+	a.mu.Unlock()
+	o.m, o.err = a.openOnce(ctx, name, e)
+	a.mu.Lock()
+	if o.err == nil {
+		a.models[key] = o.m
+	}
+	delete(a.opening, key)
+	a.mu.Unlock()
+	close(o.done)
+	return o.m, o.err
+}
+
+// opening is a model being opened by openLocal: done is closed when m
+// or err is set.
+type opening struct {
+	done chan struct{}
+	m    *experiment.Model
+	err  error
+}
+
+// openOnce opens model name for engine setting e (openLocal's work).
+func (a *app) openOnce(ctx context.Context, name, e string) (*experiment.Model, error) {
 	open := name
 	if !slices.Contains(a.base.Names(), name) {
 		open = path.Join(modelsDir, name)
@@ -130,14 +170,7 @@ func (a *app) openLocal(ctx context.Context, name, e string) (*experiment.Model,
 	} else if err := a.ensureModel(name); err != nil {
 		return nil, err
 	}
-	m, err := a.base.Open(ctx, open, a.modelOptions(e))
-	if err != nil {
-		return nil, err
-	}
-	a.mu.Lock()
-	a.models[key] = m
-	a.mu.Unlock()
-	return m, nil
+	return a.base.Open(ctx, open, a.modelOptions(e))
 }
 
 // resolve returns model name as the current run uses it: the cached
@@ -284,6 +317,9 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 	if err != nil {
 		return nil, err
 	}
+	// The helper workers open the model meanwhile, not when the first
+	// batch reaches them.
+	a.prepareHelpers(q.Model, e)
 	if len(data.names) == 1 && data.names[0] == "demo" {
 		if err := a.demoVectors(ctx, q.Model, e); err != nil {
 			return nil, err

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -66,15 +67,48 @@ func fetchBytes(url string) ([]byte, error) {
 // the expected bytes and label naming it), or fetched here when the
 // worker runs without the page.
 func fetchShared(url string, size int64, label string) ([]byte, error) {
+	b, _, err := fetchSharedSum(url, size, label, false)
+	return b, err
+}
+
+// fetchSharedSum is fetchShared, also giving, when sum is set, the body's
+// hex SHA-256 as the browser computes it (crypto.subtle, in native code:
+// milliseconds for a model's weights, where Go's SHA-256 under js/wasm
+// takes most of a second); "" where the browser has none (crypto.subtle
+// is only in secure contexts) or the worker fetched the file itself.
+func fetchSharedSum(url string, size int64, label string, sum bool) ([]byte, string, error) {
 	f := js.Global().Get("drevalFetch")
 	if f.Type() != js.TypeFunction {
-		return fetchBytes(url)
+		b, err := fetchBytes(url)
+		return b, "", err
 	}
 	ab, err := await(f.Invoke(url, size, label))
 	if err != nil {
-		return nil, fmt.Errorf("fetching %s: %v", url, err)
+		return nil, "", fmt.Errorf("fetching %s: %v", url, err)
 	}
-	return bytesOf(js.Global().Get("Uint8Array").New(ab)), nil
+	b := bytesOf(js.Global().Get("Uint8Array").New(ab))
+	if !sum {
+		return b, "", nil
+	}
+	return b, browserSHA256(ab), nil
+}
+
+// browserSHA256 returns the hex SHA-256 of the ArrayBuffer ab by the
+// browser's crypto.subtle, or "" when it has none or it fails.
+func browserSHA256(ab js.Value) string {
+	c := js.Global().Get("crypto")
+	if c.Type() != js.TypeObject {
+		return ""
+	}
+	s := c.Get("subtle")
+	if s.Type() != js.TypeObject {
+		return ""
+	}
+	d, err := await(s.Call("digest", "SHA-256", ab))
+	if err != nil {
+		return ""
+	}
+	return hex.EncodeToString(bytesOf(js.Global().Get("Uint8Array").New(d)))
 }
 
 // index returns the site's model index (models/index.json), fetched
@@ -169,14 +203,21 @@ func (a *app) ensureModel(name string) error {
 		if _, err := a.files.Stat(local); err == nil {
 			continue
 		}
-		b, err := fetchShared(modelfiles.URL(dir, f), m.Size(f), dir+"'s "+f)
+		// The loaders check the weights against their recorded digest
+		// with the browser's SHA-256 (memfs.FS.SHA256).
+		b, sum, err := fetchSharedSum(modelfiles.URL(dir, f), m.Size(f), dir+"'s "+f, true)
 		if err != nil {
 			return fmt.Errorf("model %s: %w", name, err)
 		}
 		if want := m.Size(f); want >= 0 && int64(len(b)) != want {
 			return fmt.Errorf("model %s: %s has %d bytes, but the index lists %d: the download was cut short", name, modelfiles.URL(dir, f), len(b), want)
 		}
-		if err := a.files.Put(local, b); err != nil {
+		if sum != "" {
+			err = a.files.PutWithSHA256(local, b, sum)
+		} else {
+			err = a.files.Put(local, b)
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"syscall/js"
 
+	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/experiment"
 )
 
@@ -121,4 +122,28 @@ func (h *helperEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 		}
 	}
 	return out, nil
+}
+
+// prepareHelpers has every helper worker open model name for engine
+// setting e now ("prepare", answered by nothing: a failure shows at the
+// first "embed"), so that they load it while this worker does; uploads
+// (sent to the helpers with the run) and BM25 need nothing. Where the
+// server may encode the model (engine auto, and no earlier probe said it
+// does not), only the static model is opened ahead: it opens in about a
+// second, a transformer in many, for nothing when the server encodes it.
+func (a *app) prepareHelpers(name, e string) {
+	if name == "" || name == "bm25" || isUpload(name) {
+		return
+	}
+	if e == engineAuto && name != "static" {
+		a.mu.Lock()
+		sc, probed := a.servers[name+"\x00"+engine.Query]
+		a.mu.Unlock()
+		if !probed || sc.emb != nil {
+			return
+		}
+	}
+	for _, p := range a.peerList() {
+		p.port.Call("postMessage", js.ValueOf(map[string]any{"type": "prepare", "model": name, "engine": e}))
+	}
 }

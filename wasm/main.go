@@ -18,7 +18,9 @@
 //     as "run" (server or helper workers), and replies with package
 //     report's reproduction as HTML and as Markdown.
 //   - "embed" (from the first worker, through a MessagePort): embeds a
-//     chunk of token-id sequences with the named model.
+//     chunk of token-id sequences with the named model; "prepare" opens
+//     that model ahead of the first chunk and answers nothing; "search"
+//     ranks a part of a search's queries (search.go).
 //   - "metrics": scores an uploaded TREC run against uploaded qrels, as
 //     "dreval metrics" does.
 //   - "vectors": searches uploaded corpus and query embeddings (.npy and
@@ -108,6 +110,12 @@ func (a *app) handle(msg, reply js.Value) {
 		}
 		out["type"] = "view"
 		post(out)
+	case "prepare":
+		// From the first worker: open a model now, answering nothing (an
+		// error comes again with the first "embed").
+		if e, err := checkEngine(stringOf(msg.Get("engine"))); err == nil {
+			a.openLocal(context.Background(), msg.Get("model").String(), e)
+		}
 	case "embed":
 		vecs, dim, err := a.embed(msg)
 		if err != nil {
@@ -117,6 +125,14 @@ func (a *app) handle(msg, reply js.Value) {
 		buf := js.Global().Get("Uint8Array").New(len(vecs))
 		js.CopyBytesToJS(buf, vecs)
 		post(map[string]any{"type": "vectors", "dim": dim, "data": buf})
+	case "search":
+		// From the first worker: rank a part of a search's queries.
+		hits, err := searchPart(msg)
+		if err != nil {
+			fail(err)
+			return
+		}
+		post(map[string]any{"type": "hits", "data": jsBytes(hits)})
 	case "export":
 		out, err := a.export()
 		if err != nil {

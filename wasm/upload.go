@@ -73,7 +73,7 @@ func (a *app) forget(msg js.Value) {
 		}
 	}
 	// The session's indexes of the upload would stay in memory.
-	a.session = experiment.NewSession()
+	a.session = a.newSession()
 	a.mu.Unlock()
 	for _, m := range closing {
 		if m.Close != nil {

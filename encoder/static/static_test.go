@@ -20,6 +20,7 @@ import (
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/internal/memfs"
 )
 
 // testVocab is a small BERT vocabulary: [PAD]=0, [UNK]=1, [CLS]=2,
@@ -566,4 +567,43 @@ func FuzzParseConfig(f *testing.F) {
 			t.Fatalf("accepted %+v", c)
 		}
 	})
+}
+
+// TestLoadUsesKnownDigest: where the file system knows the weights'
+// SHA-256 (the browser's files, memfs.PutWithSHA256), Load checks the
+// config's fingerprint against it: the right digest loads, a wrong one
+// is refused as a mismatch.
+func TestLoadUsesKnownDigest(t *testing.T) {
+	dir, _ := saveTestModel(t, safetensors.F32)
+	for _, c := range []struct {
+		name string
+		sum  func(weights []byte) string
+		ok   bool
+	}{
+		{"right", Fingerprint, true},
+		{"wrong", func([]byte) string { return strings.Repeat("0", 64) }, false},
+	} {
+		var m memfs.FS
+		for _, f := range []string{ConfigFile, TokenizerFile, WeightsFile} {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f == WeightsFile {
+				err = m.PutWithSHA256("m/"+f, b, c.sum(b))
+			} else {
+				err = m.Put("m/"+f, b)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, _, err := Load(encoder.FSDir(&m, "m"), 0)
+		if c.ok && err != nil {
+			t.Errorf("%s digest: %v", c.name, err)
+		}
+		if !c.ok && (err == nil || !strings.Contains(err.Error(), "do not belong together")) {
+			t.Errorf("%s digest: error %v, want the fingerprint mismatch", c.name, err)
+		}
+	}
 }

@@ -21,6 +21,7 @@ import (
 type FS struct {
 	mu    sync.RWMutex
 	files map[string][]byte
+	sums  map[string]string // SHA-256 in hex of files, where the filler gave it
 }
 
 // clean returns name as a key of the file system, or false when it is not
@@ -55,7 +56,34 @@ func (f *FS) Put(name string, data []byte) error {
 		return &fs.PathError{Op: "put", Path: name, Err: errors.New("is a directory")}
 	}
 	f.files[n] = data
+	delete(f.sums, n)
 	return nil
+}
+
+// PutWithSHA256 is Put, recording sum as the hex SHA-256 of data, which
+// the caller vouches for (the browser app has it from the browser's own
+// SHA-256 of the same bytes); SHA256 then gives it without hashing.
+func (f *FS) PutWithSHA256(name string, data []byte, sum string) error {
+	if err := f.Put(name, data); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.sums == nil {
+		f.sums = map[string]string{}
+	}
+	f.sums[name] = sum
+	return nil
+}
+
+// SHA256 returns the hex SHA-256 recorded for file name by
+// PutWithSHA256, and false when there is none (or name was replaced
+// since).
+func (f *FS) SHA256(name string) (string, bool) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	s, ok := f.sums[name]
+	return s, ok
 }
 
 // RemoveAll removes name and, when it is a directory, everything under
@@ -66,13 +94,14 @@ func (f *FS) RemoveAll(name string) {
 	defer f.mu.Unlock()
 	if !ok {
 		if name == "." {
-			f.files = nil
+			f.files, f.sums = nil, nil
 		}
 		return
 	}
 	for k := range f.files {
 		if k == n || strings.HasPrefix(k, n+"/") {
 			delete(f.files, k)
+			delete(f.sums, k)
 		}
 	}
 }

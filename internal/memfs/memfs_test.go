@@ -55,3 +55,34 @@ func TestPutRefusesBadPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestSHA256: a digest given with PutWithSHA256 is the file's until the
+// file is replaced or removed.
+func TestSHA256(t *testing.T) {
+	var f FS
+	if err := f.PutWithSHA256("m/w.bin", []byte("abc"), "d1"); err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := f.SHA256("m/w.bin"); !ok || s != "d1" {
+		t.Fatalf("SHA256 = %q, %v; want d1", s, ok)
+	}
+	if _, ok := f.SHA256("m/other"); ok {
+		t.Error("a file never put has a digest")
+	}
+	if err := f.Put("m/w.bin", []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.SHA256("m/w.bin"); ok {
+		t.Error("a file replaced by Put keeps the old digest")
+	}
+	if err := f.PutWithSHA256("m/w.bin", []byte("abc"), "d2"); err != nil {
+		t.Fatal(err)
+	}
+	f.RemoveAll("m")
+	if _, ok := f.SHA256("m/w.bin"); ok {
+		t.Error("a removed file keeps its digest")
+	}
+	if err := f.PutWithSHA256("../x", nil, "d"); err == nil {
+		t.Error("PutWithSHA256 took a bad path")
+	}
+}

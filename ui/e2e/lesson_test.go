@@ -162,23 +162,33 @@ func TestOpeningLesson(t *testing.T) {
 	}
 	checkTable(t, eval[[]cell](t, ctx, readTable), res, 0.1, false)
 	type point struct {
-		Model string `json:"model"`
-		Rate  string `json:"rate"`
-		Mean  string `json:"mean"`
+		Model   string `json:"model"`
+		Rate    string `json:"rate"`
+		Mean    string `json:"mean"`
+		Changed string `json:"changed"`
 	}
-	pts := eval[[]point](t, ctx, `[...document.querySelectorAll("#chart circle.point")].map((c) => ({model: c.dataset.model, rate: c.dataset.rate, mean: c.dataset.mean}))`)
+	pts := eval[[]point](t, ctx, `[...document.querySelectorAll("#chart circle.point")].map((c) => ({model: c.dataset.model, rate: c.dataset.rate, mean: c.dataset.mean, changed: c.dataset.changed}))`)
 	if len(pts) != len(lessonRates) {
 		t.Fatalf("the opening chart has %d points, want %d", len(pts), len(lessonRates))
 	}
 	mr := res.Datasets[0].Models[0]
 	want := []float64{mr.Clean.Means[metrics.ConventionST]["ndcg@10"]}
+	changed := []float64{0}
 	for _, rs := range mr.Rates {
 		want = append(want, rs.Stats[metrics.ConventionST]["ndcg@10"].Mean)
+		changed = append(changed, rs.ChangedFraction.Mean)
 	}
 	for i, p := range pts {
 		if p.Rate != strconv.FormatFloat(lessonRates[i], 'g', -1, 64) || p.Mean != fmt.Sprintf("%.4f", want[i]) {
 			t.Errorf("point %d: rate %s ndcg@10 %s, native rate %v %.4f", i, p.Rate, p.Mean, lessonRates[i], want[i])
 		}
+		// The realised fraction of changed tokens, charted beside the rate asked.
+		if p.Changed != fmt.Sprintf("%.4f", changed[i]) {
+			t.Errorf("point %d: %s of the tokens changed, native %.4f", i, p.Changed, changed[i])
+		}
+	}
+	if got := eval[int](t, ctx, `document.querySelectorAll("#chart text.changed").length`); got < 4 {
+		t.Errorf("the chart's row of tokens changed has %d labels, want one per rate (but those too close)", got)
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll("#chart line.mark").length`); n == 0 {
 		t.Error("the chart does not mark the selected rate")

@@ -1,0 +1,193 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"syscall/js"
+
+	"github.com/dreval/dreval/retrieval"
+)
+
+// minSplitQueries is the fewest queries a search splits between the
+// workers: below it, posting the corpus costs more than it saves.
+const minSplitQueries = 64
+
+// search is the session's Search (experiment.Session.Search): the query
+// rows split between this worker and its helpers as helperEmbedder splits
+// a batch, each part ranked by retrieval.TopK against the whole corpus.
+// A query's hits depend on nothing but its row and the corpus, so the
+// result is TopK's; the opening sweep's 3,514 distinct queries rank on
+// every core. A helper's failure (a NaN in a row, say) reruns the whole
+// search here, so that the error names the row as TopK does.
+func (a *app) search(corpus, queries *retrieval.Matrix, opt retrieval.Options) ([][]retrieval.Hit, error) {
+	peers := a.peerList()
+	parts := min(len(peers)+1, queries.Rows/minSplitQueries)
+	if parts <= 1 || corpus.Dim != queries.Dim {
+		return retrieval.TopK(corpus, queries, opt)
+	}
+	dim := queries.Dim
+	size := (queries.Rows + parts - 1) / parts
+	docIDs := make([]any, len(opt.DocIDs))
+	for i, d := range opt.DocIDs {
+		docIDs[i] = d
+	}
+	corpusBytes := jsBytes(floatBytes(corpus.Data[:corpus.Rows*dim]))
+	type sent struct {
+		p      *peer
+		id     int
+		lo, hi int
+	}
+	var pending []sent
+	for i := 1; i < parts; i++ {
+		lo, hi := i*size, min((i+1)*size, queries.Rows)
+		if lo >= hi {
+			break
+		}
+		p := peers[i-1]
+		a.mu.Lock()
+		a.nextID++
+		id := a.nextID
+		a.mu.Unlock()
+		p.port.Call("postMessage", js.ValueOf(map[string]any{
+			"type": "search", "id": id, "dim": dim, "k": opt.K, "scoring": int(opt.Scoring), "docIDs": docIDs,
+			"corpus": corpusBytes, "queries": jsBytes(floatBytes(queries.Data[lo*dim : hi*dim])),
+		}))
+		pending = append(pending, sent{p, id, lo, hi})
+	}
+	total := int64(queries.Rows) * int64(corpus.Rows)
+	local := opt
+	if opt.Progress != nil {
+		// This worker's pairs count towards the whole search's; the
+		// helpers' when they answer.
+		local.Progress = func(done, _ int64) { opt.Progress(done, total) }
+	}
+	out := make([][]retrieval.Hit, queries.Rows)
+	mine, err := retrieval.TopK(corpus, &retrieval.Matrix{Rows: size, Dim: dim, Data: queries.Data[:size*dim]}, local)
+	if err != nil {
+		return nil, err
+	}
+	copy(out, mine)
+	failed := false
+	for _, s := range pending {
+		var r js.Value
+		for {
+			r = <-s.p.replies
+			if r.Get("id").Int() == s.id {
+				break
+			}
+		}
+		if r.Get("type").String() == "error" {
+			failed = true
+			continue
+		}
+		hits, err := unpackHits(bytesOf(r.Get("data")), s.hi-s.lo, corpus.Rows)
+		if err != nil {
+			return nil, fmt.Errorf("helper worker: %w", err)
+		}
+		copy(out[s.lo:s.hi], hits)
+	}
+	if failed {
+		return retrieval.TopK(corpus, queries, opt)
+	}
+	if opt.Progress != nil {
+		opt.Progress(total, total)
+	}
+	return out, nil
+}
+
+// searchPart answers a "search" from the first worker: its query rows
+// ranked by retrieval.TopK against its corpus, the hits packed.
+func searchPart(msg js.Value) ([]byte, error) {
+	dim := msg.Get("dim").Int()
+	corpus, err := matrixOf(bytesOf(msg.Get("corpus")), dim)
+	if err != nil {
+		return nil, fmt.Errorf("search: corpus: %w", err)
+	}
+	queries, err := matrixOf(bytesOf(msg.Get("queries")), dim)
+	if err != nil {
+		return nil, fmt.Errorf("search: queries: %w", err)
+	}
+	ids := msg.Get("docIDs")
+	opt := retrieval.Options{K: msg.Get("k").Int(), Scoring: retrieval.Scoring(msg.Get("scoring").Int())}
+	if n := ids.Length(); n > 0 {
+		opt.DocIDs = make([]string, n)
+		for i := range opt.DocIDs {
+			opt.DocIDs[i] = ids.Index(i).String()
+		}
+	}
+	hits, err := retrieval.TopK(corpus, queries, opt)
+	if err != nil {
+		return nil, err
+	}
+	return packHits(hits), nil
+}
+
+// floatBytes returns v's values as little-endian float32 bytes.
+func floatBytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// matrixOf reads little-endian float32 bytes as a matrix of rows of dim
+// values.
+func matrixOf(b []byte, dim int) (*retrieval.Matrix, error) {
+	if dim < 1 || len(b)%(4*dim) != 0 {
+		return nil, fmt.Errorf("%d bytes are not rows of %d float32 values", len(b), dim)
+	}
+	m := retrieval.NewMatrix(len(b)/(4*dim), dim)
+	for i := range m.Data {
+		m.Data[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return m, nil
+}
+
+// packHits writes each query's hits as its count (uint32), then per hit
+// the document row (uint32) and the score's float32 bits.
+func packHits(hits [][]retrieval.Hit) []byte {
+	var b []byte
+	for _, hs := range hits {
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(hs)))
+		for _, h := range hs {
+			b = binary.LittleEndian.AppendUint32(b, uint32(h.Doc))
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(h.Score))
+		}
+	}
+	return b
+}
+
+// unpackHits reads packHits' bytes of n queries over a corpus of rows
+// documents.
+func unpackHits(b []byte, n, rows int) ([][]retrieval.Hit, error) {
+	out := make([][]retrieval.Hit, n)
+	for q := range out {
+		if len(b) < 4 {
+			return nil, errors.New("search hits cut short")
+		}
+		c := int(binary.LittleEndian.Uint32(b))
+		b = b[4:]
+		if c > rows || len(b) < 8*c {
+			return nil, errors.New("search hits cut short")
+		}
+		hs := make([]retrieval.Hit, c)
+		for i := range hs {
+			doc := int(binary.LittleEndian.Uint32(b[8*i:]))
+			if doc >= rows {
+				return nil, fmt.Errorf("search hit of document row %d in a corpus of %d", doc, rows)
+			}
+			hs[i] = retrieval.Hit{Doc: doc, Score: math.Float32frombits(binary.LittleEndian.Uint32(b[8*i+4:]))}
+		}
+		b = b[8*c:]
+		out[q] = hs
+	}
+	if len(b) != 0 {
+		return nil, errors.New("search hits: bytes left over")
+	}
+	return out, nil
+}
