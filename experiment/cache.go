@@ -121,23 +121,48 @@ func writeField(h hash.Hash, s string) {
 // CorpusHash returns the hex SHA-256 of a corpus: every document's id,
 // title and text in corpus order, each length-prefixed.
 func CorpusHash(corpus []dataset.Doc) string {
+	h := NewCorpusHasher()
+	for _, d := range corpus {
+		h.Add(d)
+	}
+	return h.Sum()
+}
+
+// CorpusHasher computes CorpusHash one document at a time, for a corpus
+// read as a stream (the Beam pipeline never holds the whole corpus).
+type CorpusHasher struct {
+	h hash.Hash
+}
+
+// NewCorpusHasher returns a CorpusHasher of the empty corpus.
+func NewCorpusHasher() *CorpusHasher {
 	h := sha256.New()
 	writeField(h, "dreval-corpus-v1")
-	for _, d := range corpus {
-		writeField(h, d.ID)
-		writeField(h, d.Title)
-		writeField(h, d.Text)
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	return &CorpusHasher{h: h}
 }
+
+// Add adds the next document of the corpus.
+func (c *CorpusHasher) Add(d dataset.Doc) {
+	writeField(c.h, d.ID)
+	writeField(c.h, d.Title)
+	writeField(c.h, d.Text)
+}
+
+// Sum returns the CorpusHash of the documents added so far.
+func (c *CorpusHasher) Sum() string { return hex.EncodeToString(c.h.Sum(nil)) }
 
 // CollectionHash returns the hex SHA-256 of a collection: its corpus hash,
 // its queries in order and its judgments sorted by query and document;
 // for a collection without qrels (NoQrels), its answers instead.
 func CollectionHash(c *dataset.Collection) string {
+	return collectionHash(c, CorpusHash(c.Corpus))
+}
+
+// collectionHash is CollectionHash of c with its corpus's hash given.
+func collectionHash(c *dataset.Collection, corpusHash string) string {
 	h := sha256.New()
 	writeField(h, "dreval-collection-v1")
-	writeField(h, CorpusHash(c.Corpus))
+	writeField(h, corpusHash)
 	for _, q := range c.Queries {
 		writeField(h, q.ID)
 		writeField(h, q.Text)

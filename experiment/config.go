@@ -68,6 +68,13 @@ type Config struct {
 	// corpus nor the queries of dense models, and scores what Rankings
 	// returns as it scores its own searches.
 	Rankings Rankings
+	// CorpusHashes, with Rankings, gives the CorpusHash of each of
+	// Collections' corpora (by position), computed where the corpus text
+	// was read: those collections' Corpus then needs only the documents'
+	// ids, in corpus order (Title and Text are not read), so that the Beam
+	// pipeline's last stage never holds the corpus text. Task ir only,
+	// without PassageText; Data must be empty.
+	CorpusHashes []string
 	// Examples is the number of decoded perturbed queries kept per model
 	// and rate; 0 means DefaultExamples, a negative value none.
 	Examples int
@@ -160,6 +167,21 @@ func (c Config) Validate() error {
 	for i, col := range c.Collections {
 		if col == nil {
 			return fmt.Errorf("collection %d is nil", i+1)
+		}
+	}
+	if len(c.CorpusHashes) > 0 {
+		switch {
+		case c.Rankings == nil:
+			return errors.New("CorpusHashes without Rankings: a corpus of ids only cannot be encoded or searched")
+		case len(c.Data) > 0 || len(c.CorpusHashes) != len(c.Collections):
+			return fmt.Errorf("CorpusHashes: %d hashes for %d collections and %d Data folders: want one a collection, no Data", len(c.CorpusHashes), len(c.Collections), len(c.Data))
+		case c.Task != TaskIR || c.PassageText:
+			return fmt.Errorf("CorpusHashes: task %s, passage text %v: a corpus of ids only serves task ir without passage text", c.Task, c.PassageText)
+		}
+		for i, h := range c.CorpusHashes {
+			if len(h) != 64 || strings.Trim(h, "0123456789abcdef") != "" {
+				return fmt.Errorf("CorpusHashes[%d] %q: want a hex SHA-256 (CorpusHash)", i, h)
+			}
 		}
 	}
 	if len(c.Models) == 0 {

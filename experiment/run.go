@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -178,6 +179,15 @@ func oovName(p perturb.Config) string {
 	return string(p.OOV)
 }
 
+// hashesOf returns c's hashes, its corpus's as Config.CorpusHashes gives
+// it when it does.
+func (r *runner) hashesOf(c *dataset.Collection) *collectionHashes {
+	if i := slices.Index(r.cfg.Collections, c); i >= 0 && i < len(r.cfg.CorpusHashes) {
+		return r.s.hashesWith(c, r.cfg.CorpusHashes[i])
+	}
+	return r.s.hashesOf(c)
+}
+
 // load loads cfg.Data and appends cfg.Collections.
 func (r *runner) load() ([]*dataset.Collection, []string, error) {
 	var colls []*dataset.Collection
@@ -225,7 +235,7 @@ func (r *runner) dataset(c *dataset.Collection, name, source string, models []*M
 		return nil, fmt.Errorf("dataset %s: the corpus is empty: nothing to retrieve", source)
 	}
 	st := c.Stats()
-	hashes := r.s.hashesOf(c)
+	hashes := r.hashesOf(c)
 	dr := &results.DatasetResult{
 		Name:               name,
 		Source:             source,
@@ -296,7 +306,7 @@ func (r *runner) dataset(c *dataset.Collection, name, source string, models []*M
 // models evaluates every model on collection c's queries and adds the
 // results to dr.
 func (r *runner) models(c *dataset.Collection, name string, queries []dataset.Query, qrels metrics.Qrels, td *taskData, models []*Model, dr *results.DatasetResult) (*results.DatasetResult, error) {
-	encodedHash := r.s.hashesOf(c).encodedHash(c, r.cfg.PassageText)
+	encodedHash := r.hashesOf(c).encodedHash(c, r.cfg.PassageText)
 	for _, m := range models {
 		mr, err := r.model(c, name, encodedHash, queries, qrels, td, m)
 		if err != nil {

@@ -88,9 +88,18 @@ type collectionHashes struct {
 }
 
 func (s *Session) hashesOf(c *dataset.Collection) *collectionHashes {
+	return s.hashesWith(c, "")
+}
+
+// hashesWith is hashesOf with c's CorpusHash given (Config.CorpusHashes:
+// c's Corpus holds ids only); "" computes it from c.Corpus.
+func (s *Session) hashesWith(c *dataset.Collection, corpusHash string) *collectionHashes {
 	h, ok := s.hashes[c]
 	if !ok {
-		h = &collectionHashes{collection: CollectionHash(c), corpus: CorpusHash(c.Corpus), encoded: map[bool]string{}}
+		if corpusHash == "" {
+			corpusHash = CorpusHash(c.Corpus)
+		}
+		h = &collectionHashes{collection: collectionHash(c, corpusHash), corpus: corpusHash, encoded: map[bool]string{}}
 		s.hashes[c] = h
 	}
 	return h

@@ -10,9 +10,11 @@ import (
 	"path"
 	"reflect"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	beammetrics "github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
@@ -55,25 +57,43 @@ type topList struct {
 	Scores []float32
 }
 
+// corpusInfo is what the last stage needs of the corpus beside its ids:
+// the number of documents and shards, and the CorpusHash of the text
+// (results.json records it), computed as the corpus streams by.
+type corpusInfo struct {
+	Total, Shards int
+	SHA256        string
+}
+
+// shardIDs is the document ids of one shard, in corpus order.
+type shardIDs struct {
+	Shard int
+	IDs   []string
+}
+
 // queryBatchSize is the number of query sequences per element.
 const queryBatchSize = 256
 
 func init() {
-	for _, t := range []any{docRow{}, queryBatch{}, vecBatch{}, topList{}} {
+	for _, t := range []any{docRow{}, queryBatch{}, vecBatch{}, topList{}, corpusInfo{}, shardIDs{}} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
 	register.DoFn3x1[context.Context, []byte, func(queryBatch), error](&planQueriesFn{})
 	register.DoFn3x1[context.Context, queryBatch, func(vecBatch), error](&embedQueriesFn{})
-	register.DoFn3x1[context.Context, []byte, func(int, docRow), error](&readCorpusFn{})
-	register.DoFn5x1[context.Context, int, func(*docRow) bool, func(*vecBatch) bool, func(string, topList), error](&shardFn{})
+	register.DoFn4x1[context.Context, []byte, func(int, docRow), func(corpusInfo), error](&readCorpusFn{})
+	register.DoFn6x1[context.Context, int, func(*docRow) bool, func(*vecBatch) bool, func(string, topList), func(shardIDs), error](&shardFn{})
 	register.Combiner3[topList, topList, topList](&mergeFn{})
-	register.DoFn3x1[context.Context, []byte, func(*string, *topList) bool, error](&finishFn{})
+	register.DoFn5x1[context.Context, []byte, func(*string, *topList) bool, func(*corpusInfo) bool, func(*shardIDs) bool, error](&finishFn{})
 	register.Emitter1[queryBatch]()
 	register.Emitter1[vecBatch]()
+	register.Emitter1[corpusInfo]()
+	register.Emitter1[shardIDs]()
 	register.Emitter2[int, docRow]()
 	register.Emitter2[string, topList]()
 	register.Iter1[docRow]()
 	register.Iter1[vecBatch]()
+	register.Iter1[corpusInfo]()
+	register.Iter1[shardIDs]()
 	register.Iter2[string, topList]()
 }
 
@@ -86,11 +106,14 @@ func Build(s beam.Scope, spec Spec) error {
 	imp := beam.Impulse(s)
 	seqs := beam.ParDo(s.Scope("plan queries"), &planQueriesFn{Spec: spec}, imp)
 	qvecs := beam.ParDo(s.Scope("encode queries"), &embedQueriesFn{Spec: spec}, seqs)
-	docs := beam.ParDo(s.Scope("read corpus"), &readCorpusFn{Spec: spec}, imp)
+	docs, info := beam.ParDo2(s.Scope("read corpus"), &readCorpusFn{Spec: spec}, imp)
 	shards := beam.GroupByKey(s.Scope("group shards"), docs)
-	parts := beam.ParDo(s.Scope("encode and search shards"), &shardFn{Spec: spec}, shards, beam.SideInput{Input: qvecs})
+	parts, ids := beam.ParDo2(s.Scope("encode and search shards"), &shardFn{Spec: spec}, shards, beam.SideInput{Input: qvecs})
 	merged := beam.CombinePerKey(s.Scope("merge top-k"), &mergeFn{K: spec.K}, parts)
-	beam.ParDo0(s.Scope("score and write"), &finishFn{Spec: spec}, beam.Impulse(s), beam.SideInput{Input: merged})
+	// The last stage gets the merged top-k lists, the corpus's ids and
+	// hash: never its text (21M passages are about 13 GB of it).
+	beam.ParDo0(s.Scope("score and write"), &finishFn{Spec: spec}, beam.Impulse(s),
+		beam.SideInput{Input: merged}, beam.SideInput{Input: info}, beam.SideInput{Input: ids})
 	return nil
 }
 
@@ -105,16 +128,6 @@ func (s Spec) loadTopics(ctx context.Context) (*dataset.Collection, error) {
 		return nil, err
 	}
 	return dataset.LoadTopicsFS(fsys, path.Clean(name), s.split())
-}
-
-// loadCollection reads the whole collection of remote data.
-func (s Spec) loadCollection(ctx context.Context) (*dataset.Collection, error) {
-	parent, name := path.Split(s.Data)
-	fsys, err := newBeamFS(ctx, parent)
-	if err != nil {
-		return nil, err
-	}
-	return dataset.LoadFS(fsys, path.Clean(name), s.split())
 }
 
 func (s Spec) split() string {
@@ -170,6 +183,7 @@ func (f *planQueriesFn) ProcessElement(ctx context.Context, _ []byte, emit func(
 		return err
 	}
 	log.Infof(ctx, "dreval: %d distinct query sequences of %d queries (%v rates, %d seeds)", len(seqs), len(c.Queries), cfg.Rates, cfg.Seeds)
+	queriesTotal.Inc(ctx, int64(len(seqs)))
 	for lo := 0; lo < len(seqs); lo += queryBatchSize {
 		b := queryBatch{Offs: []int{0}}
 		for _, s := range seqs[lo:min(lo+queryBatchSize, len(seqs))] {
@@ -213,10 +227,11 @@ func (f *embedQueriesFn) ProcessElement(ctx context.Context, b queryBatch, emit 
 }
 
 // readCorpusFn streams the corpus (corpus.jsonl, through package
-// dataset's strict reader) twice: once to count its documents, then to
-// emit each with its row and shard, shards being contiguous slices of
-// the corpus order (experiment.ShardRange), as "dreval encode -shard
-// I/N" cuts them.
+// dataset's strict reader) twice: once to count its documents and hash
+// them (experiment.CorpusHasher; emitted as a corpusInfo), then to emit
+// each with its row and shard, shards being contiguous slices of the
+// corpus order (experiment.ShardRange), as "dreval encode -shard I/N"
+// cuts them.
 type readCorpusFn struct {
 	Spec Spec
 }
@@ -245,8 +260,9 @@ func (f *readCorpusFn) scan(ctx context.Context, each func(row int, d dataset.Do
 	}
 }
 
-func (f *readCorpusFn) ProcessElement(ctx context.Context, _ []byte, emit func(int, docRow)) error {
-	total, err := f.scan(ctx, nil)
+func (f *readCorpusFn) ProcessElement(ctx context.Context, _ []byte, emit func(int, docRow), info func(corpusInfo)) error {
+	h := experiment.NewCorpusHasher()
+	total, err := f.scan(ctx, func(_ int, d dataset.Doc) { h.Add(d) })
 	if err != nil {
 		return err
 	}
@@ -255,6 +271,9 @@ func (f *readCorpusFn) ProcessElement(ctx context.Context, _ []byte, emit func(i
 	}
 	n := f.Spec.shardsFor(total)
 	log.Infof(ctx, "dreval: %d documents in %d shards", total, n)
+	docsTotal.Inc(ctx, int64(total))
+	shardsTotal.Inc(ctx, int64(n))
+	info(corpusInfo{Total: total, Shards: n, SHA256: h.Sum()})
 	shard := 0
 	_, err = f.scan(ctx, func(row int, d dataset.Doc) {
 		for _, hi := experiment.ShardRange(shard, n, total); row >= hi; _, hi = experiment.ShardRange(shard, n, total) {
@@ -265,11 +284,20 @@ func (f *readCorpusFn) ProcessElement(ctx context.Context, _ []byte, emit func(i
 	return err
 }
 
+// The pipeline's counters (Beam metrics, namespace "dreval"): the
+// launcher polls them for its progress line (Progress).
 var (
-	docsEncoded    = beam.NewCounter("dreval", "documents_encoded")
-	queriesEncoded = beam.NewCounter("dreval", "query_sequences_encoded")
-	encodeMillis   = beam.NewCounter("dreval", "document_encode_ms")
+	docsTotal      = beam.NewCounter(Namespace, CounterDocsTotal)
+	docsEncoded    = beam.NewCounter(Namespace, CounterDocsEncoded)
+	queriesTotal   = beam.NewCounter(Namespace, CounterQueriesTotal)
+	queriesEncoded = beam.NewCounter(Namespace, CounterQueriesEncoded)
+	shardsTotal    = beam.NewCounter(Namespace, CounterShardsTotal)
+	shardsSearched = beam.NewCounter(Namespace, CounterShardsSearched)
+	encodeMillis   = beam.NewCounter(Namespace, CounterEncodeMillis)
 )
+
+// encodersBusy counts this process's shards encoding or searching now.
+var encodersBusy atomic.Int64
 
 // shardFn encodes one corpus shard with the model's document tower,
 // writes it (embeddings/shard-I-of-N.npy, .ids and .json: the shard
@@ -287,7 +315,7 @@ func (f *shardFn) Setup(ctx context.Context) error {
 	return err
 }
 
-func (f *shardFn) ProcessElement(ctx context.Context, shard int, rows func(*docRow) bool, queries func(*vecBatch) bool, emit func(string, topList)) error {
+func (f *shardFn) ProcessElement(ctx context.Context, shard int, rows func(*docRow) bool, queries func(*vecBatch) bool, emit func(string, topList), emitIDs func(shardIDs)) error {
 	var docs []docRow
 	var d docRow
 	for rows(&d) {
@@ -311,18 +339,33 @@ func (f *shardFn) ProcessElement(ctx context.Context, shard int, rows func(*docR
 		corpus[i] = dataset.Doc{ID: r.ID, Title: r.Title, Text: r.Text}
 		ids[i] = r.ID
 	}
+	wait := time.Now()
+	release, err := f.Spec.acquireEncoder(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	busy := encodersBusy.Add(1)
+	defer encodersBusy.Add(-1)
 	start := time.Now()
-	mat, err := experiment.EncodeDocuments(ctx, f.model, corpus, false, nil)
+	counted := 0
+	mat, err := experiment.EncodeDocuments(ctx, f.model, corpus, false, func(done, _ int) {
+		docsEncoded.Inc(ctx, int64(done-counted)) // batch by batch, for the launcher's rate and ETA
+		counted = done
+	})
 	if err != nil {
 		return fmt.Errorf("shard %d: %w", shard, err)
 	}
 	el := time.Since(start)
-	docsEncoded.Inc(ctx, int64(len(docs)))
+	docsEncoded.Inc(ctx, int64(len(docs)-counted))
 	encodeMillis.Inc(ctx, el.Milliseconds())
-	log.Infof(ctx, "dreval: shard %d of %d: encoded %d documents in %.1fs (%.1f/s)", shard, n, len(docs), el.Seconds(), float64(len(docs))/max(el.Seconds(), 1e-9))
+	log.Infof(ctx, "dreval: shard %d of %d: encoded %d documents in %.1fs (%.1f/s; waited %.1fs for one of %d encoding slots, %d busy)",
+		shard, n, len(docs), el.Seconds(), float64(len(docs))/max(el.Seconds(), 1e-9), start.Sub(wait).Seconds(), cap(encodeSlots.slots), busy)
 	if err := f.write(ctx, shard, n, total, mat, ids, corpus); err != nil {
 		return err
 	}
+	corpus, docs = nil, nil // the text is written; only the ids go on
+	emitIDs(shardIDs{Shard: shard, IDs: ids})
 
 	// The query vectors, in the order of the side input.
 	var keys []string
@@ -336,6 +379,7 @@ func (f *shardFn) ProcessElement(ctx context.Context, shard int, rows func(*docR
 		data = append(data, b.Data...)
 	}
 	if len(keys) == 0 {
+		shardsSearched.Inc(ctx, 1)
 		return nil
 	}
 	q := &retrieval.Matrix{Rows: len(keys), Dim: mat.Dim, Data: data}
@@ -350,6 +394,7 @@ func (f *shardFn) ProcessElement(ctx context.Context, shard int, rows func(*docR
 		}
 		emit(keys[i], l)
 	}
+	shardsSearched.Inc(ctx, 1)
 	return nil
 }
 
@@ -431,28 +476,57 @@ func (r rankings) Rank(ds string, m *experiment.Model, ids [][]int32, names []st
 // finishFn scores the merged rankings with experiment.Run (the queries
 // perturbed again by the same code and seeds; the searches answered by the
 // rankings) and writes "dreval eval"'s output folder with package report.
+// It holds the queries, the qrels, the merged lists and the corpus's ids,
+// never its text: the collection it gives Run has a corpus of ids only,
+// with the hash the corpus reader computed (experiment.Config.CorpusHashes).
 type finishFn struct {
 	Spec Spec
 }
 
-func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, lists func(*string, *topList) bool) error {
+func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, lists func(*string, *topList) bool, infos func(*corpusInfo) bool, shardLists func(*shardIDs) bool) error {
 	rk := rankings{}
 	var key string
 	var l topList
 	for lists(&key, &l) {
 		rk[key] = l
 	}
+	var info corpusInfo
+	if !infos(&info) {
+		return errors.New("score and write: the corpus reader sent no corpus summary")
+	}
+	var byShard [][]string
+	var si shardIDs
+	for shardLists(&si) {
+		if byShard == nil {
+			byShard = make([][]string, info.Shards)
+		}
+		if si.Shard < 0 || si.Shard >= info.Shards || byShard[si.Shard] != nil {
+			return fmt.Errorf("score and write: the ids of shard %d of %d came twice or out of range", si.Shard, info.Shards)
+		}
+		byShard[si.Shard] = si.IDs
+	}
+	corpus := make([]dataset.Doc, 0, info.Total)
+	for i, ids := range byShard {
+		if lo, hi := experiment.ShardRange(i, info.Shards, info.Total); len(ids) != hi-lo {
+			return fmt.Errorf("score and write: shard %d of %d sent %d ids, want %d", i, info.Shards, len(ids), hi-lo)
+		}
+		for _, id := range ids {
+			corpus = append(corpus, dataset.Doc{ID: id})
+		}
+	}
+	if len(corpus) != info.Total {
+		return fmt.Errorf("score and write: %d document ids from the shards, %d documents in the corpus", len(corpus), info.Total)
+	}
+	c, err := f.Spec.loadTopics(ctx)
+	if err != nil {
+		return err
+	}
+	c.Corpus = corpus
 	cfg, err := f.Spec.Config()
 	if err != nil {
 		return err
 	}
-	if Remote(f.Spec.Data) {
-		c, err := f.Spec.loadCollection(ctx)
-		if err != nil {
-			return err
-		}
-		cfg.Collections = []*dataset.Collection{c}
-	}
+	cfg.Data, cfg.Collections, cfg.CorpusHashes = nil, []*dataset.Collection{c}, []string{info.SHA256}
 	cfg.Rankings = rk
 	last := ""
 	res, err := experiment.Run(ctx, cfg, func(e experiment.Event) {
@@ -466,6 +540,11 @@ func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, lists func(*str
 	})
 	if err != nil {
 		return err
+	}
+	// As "dreval eval -data DIR" records it: the folder (or URL) given.
+	res.Config.Data = []string{f.Spec.Data}
+	for _, d := range res.Datasets {
+		d.Source = f.Spec.Data
 	}
 	return writeResults(ctx, f.Spec.Out, res)
 }
@@ -495,4 +574,60 @@ func writeResults(ctx context.Context, out string, res *results.Results) error {
 		}
 	}
 	return nil
+}
+
+// The pipeline's Beam counters, in namespace Namespace.
+const (
+	Namespace = "dreval"
+	// CounterDocsTotal is the corpus's documents (set once, by the reader).
+	CounterDocsTotal = "documents_total"
+	// CounterDocsEncoded grows batch by batch as the shards encode.
+	CounterDocsEncoded = "documents_encoded"
+	// CounterQueriesTotal and CounterQueriesEncoded count the distinct
+	// query sequences (clean and perturbed) planned and encoded.
+	CounterQueriesTotal   = "query_sequences_total"
+	CounterQueriesEncoded = "query_sequences_encoded"
+	// CounterShardsTotal and CounterShardsSearched count the corpus's
+	// shards and those encoded, written and searched.
+	CounterShardsTotal    = "shards_total"
+	CounterShardsSearched = "shards_searched"
+	// CounterEncodeMillis sums the milliseconds the shards spent encoding.
+	CounterEncodeMillis = "document_encode_ms"
+)
+
+// Progress is the pipeline's counters as a runner reports them (summed
+// over steps and workers; attempted values while the job runs).
+type Progress struct {
+	DocsTotal, DocsEncoded       int64
+	QueriesTotal, QueriesEncoded int64
+	ShardsTotal, ShardsSearched  int64
+	EncodeMillis                 int64
+}
+
+// ProgressOf returns the pipeline's counters among a job's metrics.
+func ProgressOf(r beammetrics.Results) Progress {
+	var p Progress
+	for _, c := range r.AllMetrics().Counters() {
+		if c.Namespace() != Namespace {
+			continue
+		}
+		v := max(c.Attempted, c.Committed) // attempted: the bundles in flight too
+		switch c.Name() {
+		case CounterDocsTotal:
+			p.DocsTotal += v
+		case CounterDocsEncoded:
+			p.DocsEncoded += v
+		case CounterQueriesTotal:
+			p.QueriesTotal += v
+		case CounterQueriesEncoded:
+			p.QueriesEncoded += v
+		case CounterShardsTotal:
+			p.ShardsTotal += v
+		case CounterShardsSearched:
+			p.ShardsSearched += v
+		case CounterEncodeMillis:
+			p.EncodeMillis += v
+		}
+	}
+	return p
 }

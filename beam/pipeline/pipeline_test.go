@@ -13,9 +13,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
+
+	"github.com/dreval/dreval/beam/launch"
 
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/internal/sharedtest"
@@ -26,16 +29,53 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// runPrism runs spec's pipeline on prism, in this process.
-func runPrism(t *testing.T, spec Spec) {
+// runPrism runs spec's pipeline on prism, in this process, as
+// dreval-beam does (launch.Run), and returns the progress it reported:
+// the counters polled while the job ran, then the final ones.
+func runPrism(t *testing.T, spec Spec) []Progress {
 	t.Helper()
 	p, s := beam.NewPipelineWithRoot()
 	if err := Build(s, spec); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := prism.Execute(context.Background(), p); err != nil {
+	var reports []Progress
+	if _, err := launch.Run(context.Background(), p, 200*time.Millisecond, func(m metrics.Results) {
+		reports = append(reports, ProgressOf(m))
+	}); err != nil {
 		t.Fatalf("the pipeline on prism: %v", err)
 	}
+	return reports
+}
+
+// checkProgress checks the progress a run of docs documents in shards
+// shards reported: counts that never fall, documents encoded batch by
+// batch (some report between none and all), and final counts that are
+// the whole corpus and every shard.
+func checkProgress(t *testing.T, reports []Progress, docs, shards int) {
+	t.Helper()
+	if len(reports) < 2 {
+		t.Fatalf("%d progress reports: want some while the job runs and the final one", len(reports))
+	}
+	partial := false
+	for i, p := range reports {
+		if p.DocsEncoded > 0 && p.DocsEncoded < int64(docs) && p.DocsTotal == int64(docs) {
+			partial = true
+		}
+		if i > 0 {
+			q := reports[i-1]
+			if p.DocsEncoded < q.DocsEncoded || p.ShardsSearched < q.ShardsSearched || p.DocsTotal < q.DocsTotal {
+				t.Errorf("progress went back: report %d %+v, then %+v", i, q, p)
+			}
+		}
+	}
+	if !partial {
+		t.Errorf("no report between none and all %d documents: %+v", docs, reports)
+	}
+	last := reports[len(reports)-1]
+	if last.DocsTotal != int64(docs) || last.DocsEncoded != int64(docs) || last.ShardsTotal != int64(shards) || last.ShardsSearched != int64(shards) || last.QueriesEncoded != last.QueriesTotal || last.QueriesTotal == 0 {
+		t.Errorf("final progress %+v: want %d documents of %d encoded, %d shards of %d searched, every query sequence encoded", last, docs, docs, shards, shards)
+	}
+	t.Logf("%d progress reports; final %+v", len(reports), last)
 }
 
 // buildCLI builds the main module's dreval command into dir.
@@ -137,8 +177,11 @@ func TestPipelineEqualsEval(t *testing.T) {
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("dreval eval: %v\n%s", err, out)
 			}
-			runPrism(t, Spec{Data: tc.data, Model: tc.model, ModelsDir: models, OrtLibrary: ortLib(),
+			reports := runPrism(t, Spec{Data: tc.data, Model: tc.model, ModelsDir: models, OrtLibrary: ortLib(),
 				Rates: []float64{0, 0.2}, Seeds: 1, K: 100, Out: beamOut, Shards: tc.shards})
+			if tc.model == "minilm" { // tens of seconds of encoding: the polls see it under way
+				checkProgress(t, reports, 200, tc.shards)
+			}
 			names := []string{fmt.Sprintf(runs[0], tc.model), fmt.Sprintf(runs[1], tc.model)}
 			sameRuns(t, cliOut, beamOut, names)
 			for _, f := range []string{"results.json", "tables.md", "report.html", "ndcg_vs_rate.svg"} {

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,6 +65,13 @@ type Spec struct {
 	// engine, ONNX Runtime's intra-op threads) and of each shard's search
 	// (0: one); workers parallelise by bundles, several shards at once.
 	Threads int
+	// Encoders is the most shards a worker process encodes and searches
+	// at once (0: its cores, GOMAXPROCS, over Threads, at least one).
+	// Runners start more bundles than that (prism splits a slow bundle
+	// and runs up to 8 at once in its process): more encodings than cores
+	// cost memory (an ONNX Runtime session's buffers each) and cache,
+	// and finish no sooner.
+	Encoders int
 	// Version is recorded in results.json.
 	Version string
 }
@@ -176,6 +184,8 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("-shards %d: want 0 (automatic) or more", s.Shards)
 	case s.Threads < 0:
 		return fmt.Errorf("-threads %d: want 0 or more", s.Threads)
+	case s.Encoders < 0:
+		return fmt.Errorf("-encoders %d: want 0 (automatic) or more", s.Encoders)
 	}
 	cfg, err := s.Config()
 	if err != nil {
@@ -224,4 +234,32 @@ func (s Spec) openModel(ctx context.Context) (*experiment.Model, error) {
 		}
 	})
 	return e.m, e.err
+}
+
+// encoders returns the most shards this process encodes at once under s
+// (Spec.Encoders), for a process of procs cores.
+func (s Spec) encoders(procs int) int {
+	if s.Encoders > 0 {
+		return s.Encoders
+	}
+	return max(1, procs/max(s.Threads, 1))
+}
+
+// encodeSlots holds the process's encoding slots, made on first use with
+// the size the first shard's Spec asks for.
+var encodeSlots struct {
+	once  sync.Once
+	slots chan struct{}
+}
+
+// acquireEncoder waits for one of the process's encoding slots and
+// returns its release, or ctx's error.
+func (s Spec) acquireEncoder(ctx context.Context) (release func(), err error) {
+	encodeSlots.once.Do(func() { encodeSlots.slots = make(chan struct{}, s.encoders(runtime.GOMAXPROCS(0))) })
+	select {
+	case encodeSlots.slots <- struct{}{}:
+		return func() { <-encodeSlots.slots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

@@ -20,6 +20,7 @@ func TestValidate(t *testing.T) {
 		{func(s *Spec) { s.Out = "" }, "-out is required"},
 		{func(s *Spec) { s.Shards = -1 }, "-shards -1"},
 		{func(s *Spec) { s.Threads = -2 }, "-threads -2"},
+		{func(s *Spec) { s.Encoders = -1 }, "-encoders -1"},
 		{func(s *Spec) { s.Perturb = "nonsense" }, "nonsense"},
 		{func(s *Spec) { s.Engine = "gpu" }, "gpu"},
 	} {
@@ -42,6 +43,20 @@ func TestShardsFor(t *testing.T) {
 	} {
 		if got := (Spec{Shards: tc.shards}).shardsFor(tc.total); got != tc.want {
 			t.Errorf("shardsFor(shards %d, %d documents) = %d, want %d", tc.shards, tc.total, got, tc.want)
+		}
+	}
+}
+
+func TestEncoders(t *testing.T) {
+	for _, tc := range []struct{ encoders, threads, procs, want int }{
+		{0, 0, 2, 2}, // one a core
+		{0, 1, 16, 16},
+		{0, 4, 16, 4}, // each encoding takes 4 cores
+		{0, 4, 2, 1},  // at least one
+		{3, 1, 2, 3},  // as asked
+	} {
+		if got := (Spec{Encoders: tc.encoders, Threads: tc.threads}).encoders(tc.procs); got != tc.want {
+			t.Errorf("encoders(-encoders %d, -threads %d, %d cores) = %d, want %d", tc.encoders, tc.threads, tc.procs, got, tc.want)
 		}
 	}
 }

@@ -21,11 +21,13 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 
 	"github.com/dreval/dreval/beam/flags"
+	"github.com/dreval/dreval/beam/launch"
 	"github.com/dreval/dreval/beam/pipeline"
 	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/internal/progress"
 )
 
 const usage = `usage: dreval-beam [-runner prism|flink|spark|dataflow] -data DIR|URL -model NAME|DIR [-rates 0,0.05,0.1,0.2] [-seeds 5] [-k 100] -out DIR|URL [flags]
@@ -65,7 +67,8 @@ func main() {
 	flag.IntVar(&spec.Resamples, "resamples", experiment.DefaultResamples, "randomization-test and bootstrap resamples")
 	flag.StringVar(&spec.Out, "out", "", "output `folder`: a local path or a Beam file system URL")
 	flag.IntVar(&spec.Shards, "shards", 0, "corpus shards (0: one per 10,000 documents, at least 4)")
-	flag.IntVar(&spec.Threads, "threads", 1, "threads of each encoding and shard search (workers run several shards' bundles at once)")
+	flag.IntVar(&spec.Threads, "threads", 1, "threads of each encoding and shard search")
+	flag.IntVar(&spec.Encoders, "encoders", 0, "most shards a worker process encodes at once (0: its cores over -threads); runners run more bundles than cores")
 	flag.Parse()
 	beam.Init()
 	if err := run(&spec, *rates); err != nil {
@@ -108,25 +111,44 @@ func run(spec *pipeline.Spec, rates string) error {
 		return err
 	}
 	start := time.Now()
-	res, err := beamx.RunWithMetrics(context.Background(), p)
+	bar := progress.New(os.Stderr)
+	view := &progressView{bar: bar, model: spec.Model}
+	res, err := launch.Run(context.Background(), p, time.Second, func(m metrics.Results) { view.show(pipeline.ProgressOf(m)) })
+	bar.Done()
 	if err != nil {
 		return err
 	}
 	el := time.Since(start).Seconds()
 	if res != nil {
-		var docs, ms int64
-		for _, c := range res.Metrics().AllMetrics().Counters() {
-			switch c.Name() {
-			case "documents_encoded":
-				docs += c.Result()
-			case "document_encode_ms":
-				ms += c.Result()
-			}
-		}
-		if docs > 0 {
-			fmt.Fprintf(os.Stderr, "dreval-beam: encoded %d documents; pipeline %.1fs (%.1f documents/s end to end; %.1f/s per encoding bundle)\n", docs, el, float64(docs)/el, float64(docs)/max(float64(ms)/1000, 1e-9))
+		if pr := pipeline.ProgressOf(res.Metrics()); pr.DocsEncoded > 0 {
+			fmt.Fprintf(os.Stderr, "dreval-beam: encoded %d documents; pipeline %.1fs (%.1f documents/s end to end; %.1f/s per encoding bundle)\n",
+				pr.DocsEncoded, el, float64(pr.DocsEncoded)/el, float64(pr.DocsEncoded)/max(float64(pr.EncodeMillis)/1000, 1e-9))
 		}
 	}
 	fmt.Fprintf(os.Stderr, "dreval-beam: wrote %s (runs/, results.json, tables, report.html; embeddings/)\n", spec.Out)
 	return nil
+}
+
+// progressView draws the pipeline's progress from its counters on a
+// progress.Bar: the corpus's documents encoded of the total (the bulk of
+// the work), then its shards searched; the bar gives the rate and the
+// time left. Each step's finished line is drawn once.
+type progressView struct {
+	bar                  *progress.Bar
+	model                string
+	docsDone, shardsDone bool
+}
+
+func (v *progressView) show(p pipeline.Progress) {
+	if p.DocsTotal > 0 && !v.docsDone {
+		v.bar.Update("encode corpus "+v.model, int(p.DocsEncoded), int(p.DocsTotal), "docs")
+		v.docsDone = p.DocsEncoded >= p.DocsTotal
+		if !v.docsDone {
+			return
+		}
+	}
+	if p.ShardsTotal > 0 && v.docsDone && !v.shardsDone {
+		v.bar.Update("search shards", int(p.ShardsSearched), int(p.ShardsTotal), "shards")
+		v.shardsDone = p.ShardsSearched >= p.ShardsTotal
+	}
 }
