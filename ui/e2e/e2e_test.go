@@ -22,6 +22,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
@@ -92,7 +93,9 @@ func site(t testing.TB) string {
 		if siteErr = copyFile(filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js"), filepath.Join(siteDir, "wasm_exec.js")); siteErr != nil {
 			return
 		}
-		build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(siteDir, "app.wasm"), "./wasm")
+		// As scripts/wasm-build.sh builds it: without the demo
+		// collection (tag nodemo), which the page fetches as demo.zip.
+		build := exec.Command("go", "build", "-trimpath", "-tags", "nodemo", "-ldflags=-s -w", "-o", filepath.Join(siteDir, "app.wasm"), "./wasm")
 		build.Dir = root
 		build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 		if out, err := build.CombinedOutput(); err != nil {
@@ -100,6 +103,12 @@ func site(t testing.TB) string {
 			return
 		}
 		if siteErr = gzipFile(filepath.Join(siteDir, "app.wasm"), filepath.Join(siteDir, "app.wasm.gz")); siteErr != nil {
+			return
+		}
+		demo := exec.Command("go", "run", "./dataset/demo/zip", "-out", filepath.Join(siteDir, dataset.DemoZip))
+		demo.Dir = root
+		if out, err := demo.CombinedOutput(); err != nil {
+			siteErr = fmt.Errorf("writing %s: %v\n%s", dataset.DemoZip, err, out)
 			return
 		}
 		if siteErr = os.MkdirAll(filepath.Join(siteDir, "models"), 0o755); siteErr != nil {

@@ -507,6 +507,7 @@ function checkEngines(ort) {
 function init() {
   loader.onStatus = showLoad;
   loader.ortIndex().then(checkEngines);
+  loader.keep("demo.zip", "the demo collection"); // with the app, not after it
   startPool();
   state.models = checkModels().catch(() => ({}));
   lesson();

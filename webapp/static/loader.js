@@ -4,6 +4,7 @@
 //   - the app (app.wasm.gz, the smallest download on any host, decompressed
 //     here, or app.wasm), compiled once; every worker instantiates the same
 //     WebAssembly.Module;
+//   - the demo collection (demo.zip: keep), fetched with the app;
 //   - the files the workers ask for (worker.js's drevalFetch: a model's
 //     weights, tokenizer and settings, onnxruntime-web's binary, the demo's
 //     precomputed vectors): fetched once, their size and progress shown,
@@ -159,6 +160,18 @@ const loader = (() => {
     return e.promise;
   }
 
+  // keep starts fetching url now and keeps its body for every worker of
+  // every pool (file's asks for it never drop it): the demo collection,
+  // which the app fetches instead of embedding it, downloads with the app.
+  function keep(url, label) {
+    const key = abs(url);
+    if (!files.has(key)) {
+      const e = { promise: fetchCached(key, 0, label).then((r) => r.data), left: Infinity };
+      files.set(key, e);
+      e.promise.catch(() => files.delete(key));
+    }
+  }
+
   // derive answers a worker asking for the built file key: {data} when
   // it is built (or in Cache Storage), {build: true} when this worker is
   // to build it (then it calls put).
@@ -234,7 +247,7 @@ const loader = (() => {
   }
 
   return {
-    module, file, derive, put, ortIndex, totals, mb,
+    module, file, keep, derive, put, ortIndex, totals, mb,
     set onStatus(f) { onStatus = f; },
   };
 })();
