@@ -2,6 +2,8 @@ package experiment_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"os"
@@ -13,6 +15,7 @@ import (
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/internal/memfs"
 	"github.com/dreval/dreval/internal/modeltest"
 	"github.com/dreval/dreval/internal/sharedtest"
 )
@@ -199,5 +202,49 @@ func TestOpenDenseONNXOnly(t *testing.T) {
 			t.Errorf("config.json %v: fingerprint %q is also %s's", withConfig, om.Fingerprint, prev)
 		}
 		fingerprints[om.Fingerprint] = fmt.Sprintf("config.json %v", withConfig)
+	}
+}
+
+// TestFingerprintKnownDigests: a model's fingerprint is the same whether
+// its files' digests are hashed here or known to the file system (the
+// browser's memfs.PutWithSHA256), and a known digest is what the
+// fingerprint takes (a different one gives a different fingerprint).
+func TestFingerprintKnownDigests(t *testing.T) {
+	dir := sharedtest.ModelDir(t, "static")
+	ref, err := experiment.OpenDense("static", encoder.OSDir(dir), experiment.ModelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(sumOf func(name string, b []byte) string) *experiment.Model {
+		t.Helper()
+		m := &memfs.FS{}
+		for _, f := range []string{"config.json", "model.safetensors", "tokenizer.json"} {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.PutWithSHA256("m/"+f, b, sumOf(f, b)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := experiment.OpenDense("static", encoder.FSDir(m, "m"), experiment.ModelOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	sum := func(_ string, b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+	known := open(sum)
+	if known.Document.Fingerprint != ref.Document.Fingerprint || known.Query.Fingerprint != ref.Query.Fingerprint {
+		t.Errorf("fingerprint with known digests %s / %s, hashed %s / %s", known.Query.Fingerprint, known.Document.Fingerprint, ref.Query.Fingerprint, ref.Document.Fingerprint)
+	}
+	other := open(func(name string, b []byte) string {
+		if name == "config.json" {
+			return strings.Repeat("0", 64)
+		}
+		return sum(name, b)
+	})
+	if other.Document.Fingerprint == ref.Document.Fingerprint {
+		t.Errorf("a different known digest of config.json left the fingerprint %s", ref.Document.Fingerprint)
 	}
 }

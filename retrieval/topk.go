@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sort"
 	"strconv"
 	"sync"
 )
@@ -343,10 +342,18 @@ func (h *topHeap) down(i int) {
 	}
 }
 
-// sorted returns the kept hits best first.
+// sorted returns the kept hits best first, sorting the heap in place:
+// its root is the worst kept hit, so moving the root to the end of the
+// shrinking heap, n times, leaves the best first (a heapsort: no
+// reflection, no allocation).
 func (h *topHeap) sorted() []Hit {
 	out := h.hits
-	sort.Slice(out, func(i, j int) bool { return h.s.better(out[i], out[j]) })
+	for n := len(out) - 1; n > 0; n-- {
+		out[0], out[n] = out[n], out[0]
+		h.hits = out[:n]
+		h.down(0)
+	}
+	h.hits = out
 	return out
 }
 

@@ -198,24 +198,45 @@ func (a *app) ensureModel(name string) error {
 	if m == nil {
 		return fmt.Errorf("model %s is not served here (models/%s is not in %s/%s)", name, dir, modelsDir, modelfiles.IndexFile)
 	}
+	// The files download at once, each checked and stored in order.
+	type download struct {
+		local, url string
+		want       int64
+		b          []byte
+		sum        string
+		err        error
+		done       chan struct{}
+	}
+	var downloads []*download
 	for _, f := range filesOf(m, name) {
 		local := path.Join(modelsDir, dir, f)
 		if _, err := a.files.Stat(local); err == nil {
 			continue
 		}
-		// The loaders check the weights against their recorded digest
-		// with the browser's SHA-256 (memfs.FS.SHA256).
-		b, sum, err := fetchSharedSum(modelfiles.URL(dir, f), m.Size(f), dir+"'s "+f, true)
-		if err != nil {
-			return fmt.Errorf("model %s: %w", name, err)
+		d := &download{local: local, url: modelfiles.URL(dir, f), want: m.Size(f), done: make(chan struct{})}
+		downloads = append(downloads, d)
+		go func() {
+			defer close(d.done)
+			// The loaders check the weights against their recorded
+			// digest with the browser's SHA-256 (memfs.FS.SHA256).
+			d.b, d.sum, d.err = fetchSharedSum(d.url, d.want, dir+"'s "+f, true)
+		}()
+	}
+	for _, d := range downloads {
+		<-d.done
+	}
+	for _, d := range downloads {
+		if d.err != nil {
+			return fmt.Errorf("model %s: %w", name, d.err)
 		}
-		if want := m.Size(f); want >= 0 && int64(len(b)) != want {
-			return fmt.Errorf("model %s: %s has %d bytes, but the index lists %d: the download was cut short", name, modelfiles.URL(dir, f), len(b), want)
+		if d.want >= 0 && int64(len(d.b)) != d.want {
+			return fmt.Errorf("model %s: %s has %d bytes, but the index lists %d: the download was cut short", name, d.url, len(d.b), d.want)
 		}
-		if sum != "" {
-			err = a.files.PutWithSHA256(local, b, sum)
+		var err error
+		if d.sum != "" {
+			err = a.files.PutWithSHA256(d.local, d.b, d.sum)
 		} else {
-			err = a.files.Put(local, b)
+			err = a.files.Put(d.local, d.b)
 		}
 		if err != nil {
 			return err
