@@ -2,7 +2,6 @@ package experiment_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -62,16 +61,7 @@ func TestRunIDsOnlyCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, d := range res.Datasets {
-			for _, m := range d.Models {
-				m.CorpusSeconds, m.QuerySeconds = 0, 0
-			}
-		}
-		b, err := json.Marshal(res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
+		return comparable(t, res)
 	}
 	whole := run(cfg)
 

@@ -205,26 +205,23 @@ func (a *app) ensureModel(name string) error {
 		b          []byte
 		sum        string
 		err        error
-		done       chan struct{}
 	}
 	var downloads []*download
+	var wg sync.WaitGroup
 	for _, f := range filesOf(m, name) {
 		local := path.Join(modelsDir, dir, f)
 		if _, err := a.files.Stat(local); err == nil {
 			continue
 		}
-		d := &download{local: local, url: modelfiles.URL(dir, f), want: m.Size(f), done: make(chan struct{})}
+		d := &download{local: local, url: modelfiles.URL(dir, f), want: m.Size(f)}
 		downloads = append(downloads, d)
-		go func() {
-			defer close(d.done)
+		wg.Go(func() {
 			// The loaders check the weights against their recorded
 			// digest with the browser's SHA-256 (memfs.FS.SHA256).
 			d.b, d.sum, d.err = fetchSharedSum(d.url, d.want, dir+"'s "+f, true)
-		}()
+		})
 	}
-	for _, d := range downloads {
-		<-d.done
-	}
+	wg.Wait()
 	for _, d := range downloads {
 		if d.err != nil {
 			return fmt.Errorf("model %s: %w", name, d.err)

@@ -1,10 +1,9 @@
 package download_test
 
 import (
-	"os/exec"
-	"runtime"
-	"strings"
 	"testing"
+
+	"github.com/dreval/dreval/internal/golist"
 )
 
 // TestBrowserAppHasNoHTTP keeps Go's HTTP client and TLS out of the
@@ -14,21 +13,8 @@ import (
 // dataset, which the app loads collections with, must not need them
 // either.
 func TestBrowserAppHasNoHTTP(t *testing.T) {
-	if runtime.GOOS == "js" {
-		t.Skip("go list is not available under js/wasm")
-	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not in PATH")
-	}
 	for _, pkg := range []string{"github.com/dreval/dreval/wasm", "github.com/dreval/dreval/dataset"} {
-		cmd := exec.Command(gobin, "list", "-deps", pkg)
-		cmd.Env = append(cmd.Environ(), "GOOS=js", "GOARCH=wasm")
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("go list -deps %s: %v", pkg, err)
-		}
-		for _, dep := range strings.Fields(string(out)) {
+		for _, dep := range golist.Deps(t, "js", "wasm", pkg) {
 			if dep == "net/http" || dep == "crypto/tls" || dep == "github.com/dreval/dreval/dataset/download" {
 				t.Errorf("%s (GOOS=js GOARCH=wasm) depends on %s", pkg, dep)
 			}

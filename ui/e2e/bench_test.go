@@ -269,17 +269,16 @@ func BenchmarkBrowserSliderAfterSweep(b *testing.B) {
 	b.Logf("model %s", model)
 }
 
-// rawORTWeb times one onnxruntime-web session in the page's main thread,
-// as a page that uses onnxruntime-web alone would: the site's
-// ort.wasm.min.js, one thread, the installed MiniLM's model.onnx (served
-// as bench/model.onnx: the site ships the weights, from which the page
-// builds the same graph), batches of 16 x 32
+// rawORTWebSession is a JavaScript function of the site's base URL that
+// times one onnxruntime-web session, as a page that uses onnxruntime-web
+// alone would, with ort.wasm.min.js loaded: one thread, the installed
+// MiniLM's model.onnx (served as bench/model.onnx: the site ships the
+// weights, from which the page builds the same graph), batches of 16 x 32
 // tokens, for about 8 s after a warm-up run. It answers texts/s.
-const rawORTWeb = `(async () => {
-  await new Promise((resolve, reject) => { const s = document.createElement("script"); s.src = "ort/ort.wasm.min.js"; s.onload = resolve; s.onerror = () => reject(new Error("ort/ort.wasm.min.js")); document.head.appendChild(s); });
+const rawORTWebSession = `async (base) => {
   ort.env.wasm.numThreads = 1;
-  ort.env.wasm.wasmPaths = new URL("ort/", location.href).href;
-  const model = new Uint8Array(await (await fetch("bench/model.onnx")).arrayBuffer());
+  ort.env.wasm.wasmPaths = base + "ort/";
+  const model = new Uint8Array(await (await fetch(base + "bench/model.onnx")).arrayBuffer());
   const sess = await ort.InferenceSession.create(model, {executionProviders: ["wasm"]});
   const B = 16, L = 32;
   const ids = new BigInt64Array(B * L), mask = new BigInt64Array(B * L).fill(1n), types = new BigInt64Array(B * L);
@@ -293,32 +292,21 @@ const rawORTWeb = `(async () => {
   const perSecond = n / ((performance.now() - t0) / 1000);
   await sess.release();
   return perSecond;
+}`
+
+// rawORTWeb runs rawORTWebSession in the page's main thread.
+const rawORTWeb = `(async () => {
+  await new Promise((resolve, reject) => { const s = document.createElement("script"); s.src = "ort/ort.wasm.min.js"; s.onload = resolve; s.onerror = () => reject(new Error("ort/ort.wasm.min.js")); document.head.appendChild(s); });
+  return await (` + rawORTWebSession + `)(new URL(".", location.href).href);
 })()`
 
-// rawORTWebWorker is rawORTWeb run in a dedicated Web Worker of its own
-// (no Go, no app): what one session does on a worker's thread, which the
-// page's workers are, against the page's main thread.
+// rawORTWebWorker runs rawORTWebSession in a dedicated Web Worker of its
+// own (no Go, no app): what one session does on a worker's thread, which
+// the page's workers are, against the page's main thread.
 const rawORTWebWorker = `(async () => {
   const base = new URL(".", location.href).href;
-  const body = "self.onmessage = async () => { try { const r = await (" + ` + "`" + `async () => {
-    importScripts("${base}ort/ort.wasm.min.js");
-    ort.env.wasm.numThreads = 1;
-    ort.env.wasm.wasmPaths = "${base}ort/";
-    const model = new Uint8Array(await (await fetch("${base}bench/model.onnx")).arrayBuffer());
-    const sess = await ort.InferenceSession.create(model, {executionProviders: ["wasm"]});
-    const B = 16, L = 32;
-    const ids = new BigInt64Array(B * L), mask = new BigInt64Array(B * L).fill(1n), types = new BigInt64Array(B * L);
-    for (let i = 0; i < B * L; i++) ids[i] = BigInt(i % L === 0 ? 101 : i % L === L - 1 ? 102 : 1996 + (i % L));
-    const feeds = {};
-    for (const n of sess.inputNames) feeds[n] = new ort.Tensor("int64", n === "input_ids" ? ids : n === "attention_mask" ? mask : types, [B, L]);
-    await sess.run(feeds);
-    const t0 = performance.now();
-    let n = 0;
-    while (performance.now() - t0 < 8000 || n < 64) { await sess.run(feeds); n += B; }
-    const perSecond = n / ((performance.now() - t0) / 1000);
-    await sess.release();
-    return perSecond;
-  }` + "`" + ` + ")(); postMessage({ok: r}); } catch (e) { postMessage({error: String(e && e.message || e)}); } };";
+  const session = ` + "`" + rawORTWebSession + "`" + `;
+  const body = "self.onmessage = async () => { try { importScripts(" + JSON.stringify(base + "ort/ort.wasm.min.js") + "); const r = await (" + session + ")(" + JSON.stringify(base) + "); postMessage({ok: r}); } catch (e) { postMessage({error: String(e && e.message || e)}); } };";
   const w = new Worker(URL.createObjectURL(new Blob([body], {type: "text/javascript"})));
   const ans = await new Promise((resolve) => { w.onmessage = (e) => resolve(e.data); w.postMessage(0); });
   w.terminate();

@@ -336,6 +336,25 @@ func TestORTWebEmbeddingsMatchNative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx, url := browser(t, 10*time.Minute, staticHost(ortSite(t), true))
+	load(t, ctx, url)
+	got := pageEmbed(t, ctx, "minilm", ids, m.Document.Embedder.Dim())
+	worst := 1.0
+	for i, w := range want {
+		c := cosine(w, got[i])
+		worst = math.Min(worst, c)
+		if c < 0.99999 {
+			t.Errorf("text %d (%q): cosine %.7f between onnxruntime-web and native ONNX Runtime", i, texts[i], c)
+		}
+	}
+	t.Logf("MiniLM, %d texts: worst cosine onnxruntime-web vs native ONNX Runtime %.8f (1 - cos = %.2g)", len(texts), worst, 1-worst)
+}
+
+// pageEmbed embeds the id sequences ids with model in the page's first
+// worker on onnxruntime-web (its document tower) and returns one vector
+// of dim values per sequence; another answer fails t.
+func pageEmbed(t *testing.T, ctx context.Context, model string, ids [][]int32, dim int) [][]float64 {
+	t.Helper()
 	var data, lens []byte
 	for _, s := range ids {
 		lens = binary.LittleEndian.AppendUint32(lens, uint32(len(s)))
@@ -343,36 +362,31 @@ func TestORTWebEmbeddingsMatchNative(t *testing.T) {
 			data = binary.LittleEndian.AppendUint32(data, uint32(id))
 		}
 	}
-	ctx, url := browser(t, 10*time.Minute, staticHost(ortSite(t), true))
-	load(t, ctx, url)
-	js := fmt.Sprintf(`state.pool.request({type: "embed", model: "minilm", engine: "ort-web", side: "document", data: new Uint8Array(%s), lens: new Uint8Array(%s)}).then((a) => ({dim: a.dim, data: Array.from(new Float32Array(a.data.buffer, a.data.byteOffset, a.data.byteLength / 4))}))`, byteArray(data), byteArray(lens))
-	got, err := chromedp.Run(ctx, chromedp.Evaluate[struct {
+	js := fmt.Sprintf(`state.pool.request({type: "embed", model: %q, engine: "ort-web", side: "document", data: new Uint8Array(%s), lens: new Uint8Array(%s)}).then((a) => ({dim: a.dim, data: Array.from(new Float32Array(a.data.buffer, a.data.byteOffset, a.data.byteLength / 4))}))`, model, byteArray(data), byteArray(lens))
+	got := evalAwait[struct {
 		Dim  int       `json:"dim"`
 		Data []float64 `json:"data"`
-	}](js, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatal(err)
+	}](t, ctx, js)
+	if got.Dim != dim || len(got.Data) != dim*len(ids) {
+		t.Fatalf("the page answered %d values of dim %d, want %d of %d", len(got.Data), got.Dim, dim*len(ids), dim)
 	}
-	dim := m.Document.Embedder.Dim()
-	if got.Dim != dim || len(got.Data) != dim*len(texts) {
-		t.Fatalf("the page answered %d values of dim %d, want %d of %d", len(got.Data), got.Dim, dim*len(texts), dim)
+	out := make([][]float64, len(ids))
+	for i := range out {
+		out[i] = got.Data[i*dim : (i+1)*dim]
 	}
-	worst := 1.0
-	for i, w := range want {
-		var dot, na, nb float64
-		for j, x := range w {
-			y := got.Data[i*dim+j]
-			dot += float64(x) * y
-			na += float64(x) * float64(x)
-			nb += y * y
-		}
-		c := dot / math.Sqrt(na*nb)
-		worst = math.Min(worst, c)
-		if c < 0.99999 {
-			t.Errorf("text %d (%q): cosine %.7f between onnxruntime-web and native ONNX Runtime", i, texts[i], c)
-		}
+	return out
+}
+
+// cosine returns the cosine of vectors a and b (of one length).
+func cosine[A, B float32 | float64](a []A, b []B) float64 {
+	var dot, na, nb float64
+	for j := range a {
+		x, y := float64(a[j]), float64(b[j])
+		dot += x * y
+		na += x * x
+		nb += y * y
 	}
-	t.Logf("MiniLM, %d texts: worst cosine onnxruntime-web vs native ONNX Runtime %.8f (1 - cos = %.2g)", len(texts), worst, 1-worst)
+	return dot / math.Sqrt(na*nb)
 }
 
 // evalAwait evaluates js, a promise, and returns its value.

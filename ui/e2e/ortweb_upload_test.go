@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -208,14 +207,8 @@ func checkUploadEmbeddings(t *testing.T, ctx context.Context, name, dir, lib str
 		"experimental investigation of the aerodynamics of a wing in a slipstream",
 	}
 	var ids [][]int32
-	var data, lens []byte
 	for _, s := range texts {
-		q := m.Document.Tokenizer.EncodeIDs(s)
-		ids = append(ids, q)
-		lens = binary.LittleEndian.AppendUint32(lens, uint32(len(q)))
-		for _, id := range q {
-			data = binary.LittleEndian.AppendUint32(data, uint32(id))
-		}
+		ids = append(ids, m.Document.Tokenizer.EncodeIDs(s))
 	}
 	want, err := m.Document.Embedder.EmbedIDs(ids)
 	if err != nil {
@@ -232,39 +225,12 @@ func checkUploadEmbeddings(t *testing.T, ctx context.Context, name, dir, lib str
 	if f32.Close != nil {
 		f32.Close()
 	}
-	js := fmt.Sprintf(`state.pool.request({type: "embed", model: %q, engine: "ort-web", side: "document", data: new Uint8Array(%s), lens: new Uint8Array(%s)}).then((a) => ({dim: a.dim, data: Array.from(new Float32Array(a.data.buffer, a.data.byteOffset, a.data.byteLength / 4))}))`, name, byteArray(data), byteArray(lens))
-	got, err := chromedp.Run(ctx, chromedp.Evaluate[struct {
-		Dim  int       `json:"dim"`
-		Data []float64 `json:"data"`
-	}](js, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dim := m.Document.Embedder.Dim()
-	if got.Dim != dim || len(got.Data) != dim*len(texts) {
-		t.Fatalf("the page answered %d values of dim %d, want %d of %d", len(got.Data), got.Dim, dim*len(texts), dim)
-	}
+	got := pageEmbed(t, ctx, name, ids, m.Document.Embedder.Dim())
 	worst := 1.0
 	for i, w := range want {
-		var dot, na, nb float64
-		for j, x := range w {
-			y := got.Data[i*dim+j]
-			dot += float64(x) * y
-			na += float64(x) * float64(x)
-			nb += y * y
-		}
-		c := dot / math.Sqrt(na*nb)
+		c := cosine(w, got[i])
 		worst = math.Min(worst, c)
-		var d1, d2, n1, n2, n3 float64
-		for j, x := range ref[i] {
-			y := got.Data[i*dim+j]
-			d1 += float64(x) * y
-			d2 += float64(x) * float64(w[j])
-			n1 += float64(x) * float64(x)
-			n2 += y * y
-			n3 += float64(w[j]) * float64(w[j])
-		}
-		pf, nf := d1/math.Sqrt(n1*n2), d2/math.Sqrt(n1*n3)
+		pf, nf := cosine(ref[i], got[i]), cosine(ref[i], w)
 		t.Logf("text %d: cosine page vs native, same graph %.7f; page vs native float32 %.7f; native vs native float32 %.7f", i, c, pf, nf)
 		if c < minCos {
 			t.Errorf("text %d (%q): cosine %.7f between onnxruntime-web and native ONNX Runtime on the same graph, want >= %v", i, texts[i], c, minCos)
