@@ -196,6 +196,10 @@ func (s *searcher) run(lo, hi int, res [][]Hit) error {
 	for i := range heaps {
 		heaps[i] = topHeap{hits: make([]Hit, 0, s.k), k: s.k, thresh: float32(math.Inf(-1)), s: s}
 	}
+	if bk := takeBlockKernel(dim); bk != nil {
+		defer bk.release()
+		return s.runBlocks(bk, lo, hi, heaps, res)
+	}
 	q, c := s.queries.Data, s.corpus.Data
 	step := max(s.total/256, 1) // pairs between progress calls
 	var pending int64
@@ -224,16 +228,83 @@ func (s *searcher) run(lo, hi int, res [][]Hit) error {
 	return nil
 }
 
+// runBlocks is run with a block kernel: each call scores a block of
+// queries against a chunk of the corpus, row-major, and the scores are
+// offered to the heaps as run offers a tile's.
+func (s *searcher) runBlocks(bk blockKernel, lo, hi int, heaps []topHeap, res [][]Hit) error {
+	dim := s.corpus.Dim
+	chunk := max(blockCorpusBytes/(4*dim), 1)
+	for c0 := 0; c0 < s.corpus.Rows; c0 += chunk {
+		nc := min(chunk, s.corpus.Rows-c0)
+		// Blocks of about 1/256 of the search (Options.Progress), whole
+		// tiles, their scores at most blockOutBytes.
+		bq := int((max(s.total/256, 1)+int64(nc)-1)/int64(nc)+simdTile-1) / simdTile * simdTile
+		bq = max(min(bq, blockOutBytes/(4*nc)/simdTile*simdTile), simdTile)
+		corpus := s.corpus.Data[c0*dim : (c0+nc)*dim]
+		for b0 := lo; b0 < hi; b0 += bq {
+			b1 := min(b0+bq, hi)
+			out, err := bk.scores(s.queries.Data[b0*dim:b1*dim], b1-b0, corpus, nc, dim, b0 == lo)
+			if err != nil {
+				return err
+			}
+			if err := s.collectStrided(heaps[b0-lo:b1-lo], out, nc, 1, b0, c0, nc); err != nil {
+				return err
+			}
+			s.report(int64(nc) * int64(b1-b0))
+		}
+	}
+	for i := range heaps {
+		res[i] = heaps[i].sorted()
+	}
+	return nil
+}
+
+// simdTile is the number of query rows the browser's SIMD module scores
+// together (kernel_wasm_gen_test.go); the rows left over are scored one at
+// a time. Blocks are whole tiles.
+const simdTile = 4
+
+// The block kernel's chunks: a chunk of the corpus is copied to the
+// kernel once for all queries, and each call's scores (a block of
+// queries against the chunk) are copied back.
+const (
+	blockCorpusBytes = 8 << 20
+	blockOutBytes    = 4 << 20
+)
+
+// blockKernel scores a block of queries against a chunk of the corpus at
+// once (the browser's SIMD module, kernel_js.go), with the canonical
+// order of operations.
+type blockKernel interface {
+	// scores returns out[i*nc + j] = dot(q_i, c_j) for i < mq, j < nc,
+	// valid until the next call. newCorpus says that c differs from the
+	// last call's.
+	scores(q []float32, mq int, c []float32, nc, dim int, newCorpus bool) ([]float32, error)
+	// release gives the kernel back for another search.
+	release()
+}
+
+// takeBlockKernel returns a block kernel for rows of dim values, or nil
+// where there is none (then the tile kernels score): set by kernel_js.go.
+var takeBlockKernel = func(dim int) blockKernel { return nil }
+
 // collect offers the scores of one tile (out[j*4+i] for query q0+i and
 // corpus row c0+j) to the queries' heaps, skipping without a heap access
 // every score below a heap's current threshold.
 func (s *searcher) collect(heaps []topHeap, out []float32, q0, c0, nc int) error {
+	return s.collectStrided(heaps, out, 1, 4, q0, c0, nc)
+}
+
+// collectStrided is collect for scores laid out as out[i*rs + j*cs] for
+// query q0+i and corpus row c0+j.
+func (s *searcher) collectStrided(heaps []topHeap, out []float32, rs, cs, q0, c0, nc int) error {
 	for i := range heaps {
 		h := &heaps[i]
 		th := h.thresh
+		o := out[i*rs:]
 		if s.cInv == nil {
 			for j := 0; j < nc; j++ {
-				if v := out[j*4+i]; v >= th || v != v {
+				if v := o[j*cs]; v >= th || v != v {
 					if err := h.offer(c0+j, v, q0+i); err != nil {
 						return err
 					}
@@ -245,7 +316,7 @@ func (s *searcher) collect(heaps []topHeap, out []float32, q0, c0, nc int) error
 		iq := s.qInv[q0+i]
 		ic := s.cInv[c0 : c0+nc]
 		for j := 0; j < nc; j++ {
-			if v := out[j*4+i] * iq * ic[j]; v >= th || v != v {
+			if v := o[j*cs] * iq * ic[j]; v >= th || v != v {
 				if err := h.offer(c0+j, v, q0+i); err != nil {
 					return err
 				}
