@@ -215,12 +215,20 @@ func (a *app) resolve(ctx context.Context, name, e string) (m *experiment.Model,
 		}
 	}
 	cp.Notes = append(slices.Clone(local.Notes), "encoding in the browser ("+why+")")
-	if peers := a.peerList(); len(peers) > 0 {
+	if peers := a.peerList(); len(peers) > 0 && !embedsAlone(local) {
 		cp.Query.Embedder = &helperEmbedder{local: local.Query.Embedder, model: name, engine: e, side: engine.Query, peers: peers, a: a}
 		cp.Document.Embedder = &helperEmbedder{local: local.Document.Embedder, model: name, engine: e, side: engine.Document, peers: peers, a: a}
 	}
 	return &cp, "", why, nil
 }
+
+// embedsAlone reports whether this worker embeds model m's sequences
+// without its helpers: a static model's vector is a table lookup and a
+// mean, microseconds a batch, less than a batch's round trip to a helper
+// worker (the opening lesson's 4,598 sequences: 144 round trips, about
+// 0.3 s, for 0.05 s of work). The helpers still rank (search.go), which
+// needs no model, so they do not open it either (prepareHelpers).
+func embedsAlone(m *experiment.Model) bool { return m.Engine == engine.Static }
 
 // open is the run's Factory: the model resolve gives for the current
 // run's engine setting, its embedders counting what they encode.
@@ -230,7 +238,11 @@ func (a *app) open(ctx context.Context, name string, _ experiment.ModelOptions) 
 	if err != nil || m.Kind != experiment.Dense {
 		return m, err
 	}
-	st := &encodeStats{model: name, label: func() string { return engineLabel(m, e, 1+len(a.peerList()), server) },
+	workers := 1 + len(a.peerList())
+	if embedsAlone(m) {
+		workers = 1
+	}
+	st := &encodeStats{model: name, label: func() string { return engineLabel(m, e, workers, server) },
 		note: func() string { return engineNote(m, e, server, why) }}
 	m.Query.Embedder = &countingEmbedder{Embedder: m.Query.Embedder, st: st}
 	m.Document.Embedder = &countingEmbedder{Embedder: m.Document.Embedder, st: st}

@@ -129,15 +129,16 @@ func (h *helperEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 // prepareHelpers has every helper worker open model name for engine
 // setting e now ("prepare", answered by nothing: a failure shows at the
 // first "embed"), so that they load it while this worker does; uploads
-// (sent to the helpers with the run) and BM25 need nothing. Where the
+// (sent to the helpers with the run) and BM25 need nothing, nor the
+// static model, which this worker embeds alone (embedsAlone). Where the
 // server may encode the model (engine auto, and the server answers its
-// encode probe), only the static model is opened ahead: it opens in about
-// a second, a transformer in many, for nothing when the server encodes it.
+// encode probe), it is not opened ahead: a transformer opens in seconds,
+// for nothing when the server encodes it.
 func (a *app) prepareHelpers(name, e string) {
-	if name == "" || name == "bm25" || isUpload(name) {
-		return
+	if name == "" || name == "bm25" || name == "static" || isUpload(name) {
+		return // nothing to open, or embedded here alone (embedsAlone)
 	}
-	if e == engineAuto && name != "static" && serverMayEncode(name) {
+	if e == engineAuto && serverMayEncode(name) {
 		return
 	}
 	for _, p := range a.peerList() {
