@@ -218,7 +218,7 @@ func (a *app) ensureModel(name string) error {
 		wg.Go(func() {
 			// The loaders check the weights against their recorded
 			// digest with the browser's SHA-256 (memfs.FS.SHA256).
-			d.b, d.sum, d.err = fetchSharedSum(d.url, d.want, dir+"'s "+f, true)
+			d.b, d.sum, d.err = fetchSharedSum(d.url, d.want, modelfiles.FileLabel(dir, f), true)
 		})
 	}
 	wg.Wait()

@@ -508,6 +508,7 @@ function init() {
   loader.onStatus = showLoad;
   loader.ortIndex().then(checkEngines);
   loader.keep("demo.zip", "the demo collection"); // with the app, not after it
+  loader.preload("models/index.json"); // the opening model's files, likewise
   startPool();
   state.models = checkModels().catch(() => ({}));
   lesson();

@@ -5,6 +5,8 @@
 //     here, or app.wasm), compiled once; every worker instantiates the same
 //     WebAssembly.Module;
 //   - the demo collection (demo.zip: keep), fetched with the app;
+//   - the files of the model the page opens on (preload: those the site's
+//     models/index.json lists), fetched with the app too;
 //   - the files the workers ask for (worker.js's drevalFetch: a model's
 //     weights, tokenizer and settings, onnxruntime-web's binary, the demo's
 //     precomputed vectors): fetched once, their size and progress shown,
@@ -150,14 +152,35 @@ const loader = (() => {
   // Storage).
   function file(url, size, label, poolSize) {
     const key = abs(url);
+    asked.add(key);
     let e = files.get(key);
     if (!e) {
       e = { promise: fetchCached(key, size, label || url).then((r) => r.data), left: poolSize };
       files.set(key, e);
       e.promise.catch(() => files.delete(key));
     }
+    if (e.left === undefined) e.left = poolSize; // preloaded
     if (--e.left <= 0) files.delete(key);
     return e.promise;
+  }
+
+  // preload starts fetching, while the app downloads and compiles, the
+  // files the site's model index lists in "preload" (Go decides which:
+  // modelfiles.Index.SetPreload, the model the page opens on), so the
+  // workers' asks (file) find them downloaded or on the way, each fetched
+  // once and dropped once every worker has it.
+  const asked = new Set(); // URLs file was asked for
+  function preload(indexURL) {
+    fetch(indexURL, { cache: "no-cache" }).then((r) => r.ok ? r.json() : {}).then((x) => {
+      for (const f of (x && x.preload) || []) {
+        const key = abs(f.url);
+        if (asked.has(key) || files.has(key)) continue;
+        asked.add(key);
+        const e = { promise: fetchCached(key, f.size, f.label || f.url).then((r) => r.data), left: undefined };
+        files.set(key, e);
+        e.promise.catch(() => files.delete(key));
+      }
+    }).catch(() => {}); // no index: the workers fetch what they need
   }
 
   // keep starts fetching url now and keeps its body for every worker of
@@ -247,7 +270,7 @@ const loader = (() => {
   }
 
   return {
-    module, file, keep, derive, put, ortIndex, totals, mb,
+    module, file, keep, preload, derive, put, ortIndex, totals, mb,
     set onStatus(f) { onStatus = f; },
   };
 })();
