@@ -1,7 +1,12 @@
 package e2e
 
 import (
+	"bytes"
+	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,5 +73,36 @@ func TestModelPreloadedWithTheApp(t *testing.T) {
 				t.Errorf("the opening lesson on the preloaded model: %q, want done", got)
 			}
 		})
+	}
+}
+
+// TestTamperedWeightsRefused: the SHA-256 the page computes once and
+// hands to the workers with a file is that of the bytes they hold: a host
+// serving the static model's weights with one byte changed has the
+// opening lesson refused with the fingerprint mismatch, not run on the
+// changed table.
+func TestTamperedWeightsRefused(t *testing.T) {
+	dir := filepath.Join(site(t), "models", modelfiles.LessonModel)
+	sharedtest.ModelDir(t, modelfiles.LessonModel)
+	weights, err := os.ReadFile(filepath.Join(dir, "model.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	weights[len(weights)-1] ^= 1 // one bit of the table's last value
+	files := fileServer(t)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/models/"+modelfiles.LessonModel+"/model.safetensors" {
+			http.ServeContent(w, r, "model.safetensors", time.Time{}, bytes.NewReader(weights))
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
+	ctx, url := browser(t, 10*time.Minute, h)
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, `!document.getElementById("error").hidden || document.body.dataset.lesson === "done"`, 5*time.Minute)
+	if msg := pageError(t, ctx); !strings.Contains(msg, "do not belong together") {
+		t.Fatalf("the page's error is %q, want the weights' fingerprint mismatch (lesson: %q)", msg, eval[string](t, ctx, `document.body.dataset.lesson || ""`))
 	}
 }

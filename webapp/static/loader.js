@@ -10,7 +10,8 @@
 //   - the files the workers ask for (worker.js's drevalFetch: a model's
 //     weights, tokenizer and settings, onnxruntime-web's binary, the demo's
 //     precomputed vectors): fetched once, their size and progress shown,
-//     and copied to each worker;
+//     hashed once (SHA-256), copied to each worker and transferred to the
+//     last;
 //   - the files one worker builds for the others (drevalDerive: an ONNX
 //     graph exported from a model's weights): the first worker to ask
 //     builds it, the others wait for it.
@@ -52,13 +53,20 @@ const loader = (() => {
     const length = Number(resp.headers.get("Content-Length")) || 0;
     const total = size || (encoded ? 0 : length);
     if (!resp.body || !resp.body.getReader) return resp.arrayBuffer();
+    // The chunks go straight into one buffer of the expected size (grown
+    // if the body is longer): no second copy of a model's weights.
     const reader = resp.body.getReader();
-    const chunks = [];
+    let out = new Uint8Array(total || 1 << 16);
     let got = 0, last = 0;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      chunks.push(value);
+      if (got + value.length > out.length) {
+        const grown = new Uint8Array(Math.max(2 * out.length, got + value.length));
+        grown.set(out.subarray(0, got));
+        out = grown;
+      }
+      out.set(value, got);
       got += value.length;
       const now = performance.now();
       if (now - last > 100) {
@@ -67,10 +75,20 @@ const loader = (() => {
       }
     }
     onStatus({ label, done: got, total, finished: true });
-    const out = new Uint8Array(got);
-    let off = 0;
-    for (const c of chunks) { out.set(c, off); off += c.length; }
-    return out.buffer;
+    return got === out.length ? out.buffer : out.buffer.slice(0, got);
+  }
+
+  // sha256 returns the hex SHA-256 of data by the browser's crypto.subtle
+  // (native code, off the page's thread), or "" where there is none
+  // (crypto.subtle is only in secure contexts) or it fails.
+  async function sha256(data) {
+    if (!self.crypto || !crypto.subtle) return "";
+    try {
+      const d = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+      return Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
+    } catch (e) {
+      return "";
+    }
   }
 
   // fetchCached returns url's body: from Cache Storage when the server
@@ -147,21 +165,31 @@ const loader = (() => {
     return modulePromise;
   }
 
-  // file returns url's body for one of poolSize workers: fetched once,
-  // dropped from memory once every worker has it (later asks read Cache
-  // Storage).
+  // entry starts fetching key's body for the workers: its promise gives
+  // {data, sha256}, the body and its SHA-256 hashed once here for every
+  // worker (the workers get exact copies of these bytes: the digest is
+  // theirs).
+  function entry(key, size, label, left) {
+    const e = { promise: fetchCached(key, size, label).then(async (r) => ({ data: r.data, sha256: await sha256(r.data) })), left };
+    files.set(key, e);
+    e.promise.catch(() => files.delete(key));
+    return e;
+  }
+
+  // file returns url's body for one of poolSize workers as {data, sha256,
+  // last}: fetched once, dropped from memory once every worker has it
+  // (later asks read Cache Storage). last is set for the last worker to
+  // ask: its copy may be transferred rather than cloned, since the page
+  // keeps nothing of it (every earlier ask's answer is settled first, all
+  // on the same promise).
   function file(url, size, label, poolSize) {
     const key = abs(url);
     asked.add(key);
-    let e = files.get(key);
-    if (!e) {
-      e = { promise: fetchCached(key, size, label || url).then((r) => r.data), left: poolSize };
-      files.set(key, e);
-      e.promise.catch(() => files.delete(key));
-    }
+    const e = files.get(key) || entry(key, size, label || url, poolSize);
     if (e.left === undefined) e.left = poolSize; // preloaded
-    if (--e.left <= 0) files.delete(key);
-    return e.promise;
+    const last = --e.left <= 0;
+    if (last) files.delete(key);
+    return e.promise.then((a) => ({ data: a.data, sha256: a.sha256, last }));
   }
 
   // preload starts fetching, while the app downloads and compiles, the
@@ -176,9 +204,7 @@ const loader = (() => {
         const key = abs(f.url);
         if (asked.has(key) || files.has(key)) continue;
         asked.add(key);
-        const e = { promise: fetchCached(key, f.size, f.label || f.url).then((r) => r.data), left: undefined };
-        files.set(key, e);
-        e.promise.catch(() => files.delete(key));
+        entry(key, f.size, f.label || f.url, undefined);
       }
     }).catch(() => {}); // no index: the workers fetch what they need
   }
@@ -188,11 +214,7 @@ const loader = (() => {
   // which the app fetches instead of embedding it, downloads with the app.
   function keep(url, label) {
     const key = abs(url);
-    if (!files.has(key)) {
-      const e = { promise: fetchCached(key, 0, label).then((r) => r.data), left: Infinity };
-      files.set(key, e);
-      e.promise.catch(() => files.delete(key));
-    }
+    if (!files.has(key)) entry(key, 0, label, Infinity);
   }
 
   // derive answers a worker asking for the built file key: {data} when
