@@ -509,7 +509,7 @@ function init() {
   loader.onStatus = showLoad;
   loader.ortIndex().then(checkEngines);
   loader.keep("demo.zip", "the demo collection"); // with the app, not after it
-  loader.preload("models/index.json"); // the opening model's files, likewise
+  loader.preload("models/index.json"); // the opening model's files, while the workers start
   startPool();
   state.models = checkModels().catch(() => ({}));
   lesson();

@@ -6,7 +6,8 @@
 //     WebAssembly.Module;
 //   - the demo collection (demo.zip: keep), fetched with the app;
 //   - the files of the model the page opens on (preload: those the site's
-//     models/index.json lists), fetched with the app too;
+//     models/index.json lists), fetched once the app is compiled, while
+//     the workers start;
 //   - the files the workers ask for (worker.js's drevalFetch: a model's
 //     weights, tokenizer and settings, onnxruntime-web's binary, the demo's
 //     precomputed vectors): fetched once, their size and progress shown,
@@ -192,21 +193,25 @@ const loader = (() => {
     return e.promise.then((a) => ({ data: a.data, sha256: a.sha256, last }));
   }
 
-  // preload starts fetching, while the app downloads and compiles, the
-  // files the site's model index lists in "preload" (Go decides which:
-  // modelfiles.Index.SetPreload, the model the page opens on), so the
-  // workers' asks (file) find them downloaded or on the way, each fetched
-  // once and dropped once every worker has it.
+  // preload fetches the files the site's model index lists in "preload"
+  // (Go decides which: modelfiles.Index.SetPreload, the model the page
+  // opens on) as soon as the app is compiled, before the workers have
+  // started it, so the workers' asks (file) find them downloaded or on
+  // the way, each fetched once and dropped once every worker has it. Not
+  // earlier: downloading 31 MB while the app downloads and compiles
+  // delayed the workers' start by 0.5-0.9 s on a loaded 2-core machine,
+  // for the model no sooner in the workers (README, the opening lesson).
   const asked = new Set(); // URLs file was asked for
   function preload(indexURL) {
-    fetch(indexURL, { cache: "no-cache" }).then((r) => r.ok ? r.json() : {}).then((x) => {
+    const listed = fetch(indexURL, { cache: "no-cache" }).then((r) => r.ok ? r.json() : {});
+    Promise.all([listed, module()]).then(([x]) => {
       for (const f of (x && x.preload) || []) {
         const key = abs(f.url);
         if (asked.has(key) || files.has(key)) continue;
         asked.add(key);
         entry(key, f.size, f.label || f.url, undefined);
       }
-    }).catch(() => {}); // no index: the workers fetch what they need
+    }).catch(() => {}); // no index (or no app): the workers fetch what they need
   }
 
   // keep starts fetching url now and keeps its body for every worker of
