@@ -77,7 +77,7 @@ func (s *server) models(w http.ResponseWriter, r *http.Request) {
 
 // modelIndex serves /models/index.json: Options.Models's models and
 // their files, listed when asked (an installed model appears without a
-// restart).
+// restart), and the files the page preloads (modelfiles.Index.Preload).
 func (s *server) modelIndex(w http.ResponseWriter, r *http.Request) {
 	x := &modelfiles.Index{Models: []modelfiles.Model{}}
 	if s.opts.Models != nil {
@@ -87,6 +87,7 @@ func (s *server) modelIndex(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	x.SetPreload(modelfiles.LessonModel) // fetched by the page with the app
 	b, err := json.Marshal(x)
 	if err != nil {
 		writeError(w, err)

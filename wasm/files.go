@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -72,43 +71,29 @@ func fetchShared(url string, size int64, label string) ([]byte, error) {
 }
 
 // fetchSharedSum is fetchShared, also giving, when sum is set, the body's
-// hex SHA-256 as the browser computes it (crypto.subtle, in native code:
-// milliseconds for a model's weights, where Go's SHA-256 under js/wasm
-// takes most of a second); "" where the browser has none (crypto.subtle
-// is only in secure contexts) or the worker fetched the file itself.
+// hex SHA-256 as the page's browser computed it, once for every worker
+// (crypto.subtle, in native code: milliseconds for a model's weights,
+// where Go's SHA-256 under js/wasm takes most of a second; worker.js's
+// drevalFetchFile); "" where the browser has none (crypto.subtle is only
+// in secure contexts) or the worker fetched the file itself.
 func fetchSharedSum(url string, size int64, label string, sum bool) ([]byte, string, error) {
-	f := js.Global().Get("drevalFetch")
+	f := js.Global().Get("drevalFetchFile")
 	if f.Type() != js.TypeFunction {
 		b, err := fetchBytes(url)
 		return b, "", err
 	}
-	ab, err := await(f.Invoke(url, size, label))
+	a, err := await(f.Invoke(url, size, label))
 	if err != nil {
 		return nil, "", fmt.Errorf("fetching %s: %v", url, err)
 	}
-	b := bytesOf(js.Global().Get("Uint8Array").New(ab))
+	b := bytesOf(js.Global().Get("Uint8Array").New(a.Get("data")))
 	if !sum {
 		return b, "", nil
 	}
-	return b, browserSHA256(ab), nil
-}
-
-// browserSHA256 returns the hex SHA-256 of the ArrayBuffer ab by the
-// browser's crypto.subtle, or "" when it has none or it fails.
-func browserSHA256(ab js.Value) string {
-	c := js.Global().Get("crypto")
-	if c.Type() != js.TypeObject {
-		return ""
-	}
-	s := c.Get("subtle")
-	if s.Type() != js.TypeObject {
-		return ""
-	}
-	d, err := await(s.Call("digest", "SHA-256", ab))
-	if err != nil {
-		return ""
-	}
-	return hex.EncodeToString(bytesOf(js.Global().Get("Uint8Array").New(d)))
+	// The page hashed these bytes once for every worker, which each get
+	// an exact copy of them (structured clone or transfer); b is this
+	// worker's copy of its copy.
+	return b, a.Get("sha256").String(), nil
 }
 
 // index returns the site's model index (models/index.json), fetched
@@ -218,7 +203,7 @@ func (a *app) ensureModel(name string) error {
 		wg.Go(func() {
 			// The loaders check the weights against their recorded
 			// digest with the browser's SHA-256 (memfs.FS.SHA256).
-			d.b, d.sum, d.err = fetchSharedSum(d.url, d.want, dir+"'s "+f, true)
+			d.b, d.sum, d.err = fetchSharedSum(d.url, d.want, modelfiles.FileLabel(dir, f), true)
 		})
 	}
 	wg.Wait()

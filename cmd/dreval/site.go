@@ -258,7 +258,8 @@ func writeModelFiles(out, modelsDir, name string, weights bool, st *siteStats) e
 }
 
 // writeModelIndex writes out/models/index.json, the list of the models
-// copied and their files (modelfiles.Index), as "dreval serve" serves it.
+// copied and their files (modelfiles.Index) with the files the page
+// preloads, as "dreval serve" serves it.
 func writeModelIndex(out string, st *siteStats) error {
 	x, err := modelfiles.IndexFS(os.DirFS(filepath.Join(out, "models")))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -267,6 +268,7 @@ func writeModelIndex(out string, st *siteStats) error {
 	if err != nil {
 		return err
 	}
+	x.SetPreload(modelfiles.LessonModel) // fetched by the page with the app
 	b, err := json.Marshal(x)
 	if err != nil {
 		return err

@@ -17,7 +17,44 @@ const IndexFile = "index.json"
 // it can use and which files to fetch for one.
 type Index struct {
 	Models []Model `json:"models"`
+	// Preload lists the files the page fetches while the app downloads
+	// and compiles, before any worker asks for them: those of the model
+	// the page opens on (SetPreload). The page only fetches what it lists.
+	Preload []Preload `json:"preload,omitempty"`
 }
+
+// LessonModel is the model the page opens on: its first Model option,
+// whose idshift sweep on the demo runs when the page loads. Sites and
+// servers list its files in Index.Preload.
+const LessonModel = "static"
+
+// Preload is a file the page fetches with the app: its URL below the
+// site root (URL), its size in bytes and how the page's status names its
+// download.
+type Preload struct {
+	URL   string `json:"url"`
+	Size  int64  `json:"size"`
+	Label string `json:"label"`
+}
+
+// SetPreload sets x.Preload to the files of model name that a run of it
+// reads (ToLoad: those the browser app's workers fetch for it), with the
+// URLs and labels the workers ask for them by; none when x does not
+// serve name.
+func (x *Index) SetPreload(name string) {
+	x.Preload = nil
+	m := x.Model(name)
+	if m == nil {
+		return
+	}
+	for _, f := range ToLoad(m.Paths()) {
+		x.Preload = append(x.Preload, Preload{URL: URL(name, f), Size: m.Size(f), Label: FileLabel(name, f)})
+	}
+}
+
+// FileLabel is how the page's status names the download of a model's
+// file: "static's model.safetensors".
+func FileLabel(model, file string) string { return model + "'s " + file }
 
 // Model is one model of an Index.
 type Model struct {

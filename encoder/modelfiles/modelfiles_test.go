@@ -219,3 +219,30 @@ func TestPickGraph(t *testing.T) {
 		}
 	}
 }
+
+// TestSetPreload: the preloaded files are those a run of the model reads
+// (ToLoad: its settings and the one weights file picked), with the URLs
+// and labels the browser's workers ask for them by, and the index's
+// sizes; a model the index lacks preloads nothing.
+func TestSetPreload(t *testing.T) {
+	x := &Index{Models: []Model{
+		{Name: "static", Files: []File{{"config.json", 567}, {"model.onnx", 9}, {"model.safetensors", 31254616}, {"tokenizer.json", 466247}}},
+		{Name: "minilm", Files: []File{{"config.json", 2}}},
+	}}
+	for _, c := range []struct {
+		model string
+		want  []Preload
+	}{
+		{"static", []Preload{
+			{URL: "models/static/config.json", Size: 567, Label: "static's config.json"},
+			{URL: "models/static/model.safetensors", Size: 31254616, Label: "static's model.safetensors"},
+			{URL: "models/static/tokenizer.json", Size: 466247, Label: "static's tokenizer.json"},
+		}},
+		{"absent", nil},
+	} {
+		x.SetPreload(c.model)
+		if !reflect.DeepEqual(x.Preload, c.want) {
+			t.Errorf("SetPreload(%q) = %+v, want %+v", c.model, x.Preload, c.want)
+		}
+	}
+}

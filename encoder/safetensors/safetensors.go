@@ -9,8 +9,10 @@
 // shape × dtype size, and overlaps no other tensor.
 //
 // F32, F16 and BF16 tensors are converted to float32 as they are read,
-// tensor by tensor through a small buffer, so the raw bytes are never held
-// in memory beside the converted weights. Integer and boolean tensors (such
+// tensor by tensor, so the raw bytes are never held in memory beside the
+// converted weights: on a little-endian machine (amd64, arm64, js/wasm) an
+// F32 tensor is read straight into its float32s in one ReadAt, F16 and
+// BF16 through a small buffer. Integer and boolean tensors (such
 // as BERT's "embeddings.position_ids") are validated but not converted; File
 // lists them in Skipped so no data disappears silently.
 package safetensors
@@ -24,6 +26,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"unsafe"
 
 	"github.com/dreval/dreval/encoder/tensor"
 )
@@ -257,9 +260,24 @@ func ReadFile(path string) (*File, error) {
 	return Read(fh, st.Size(), path)
 }
 
+// littleEndian reports whether the machine stores a float32 as an F32
+// tensor's bytes do.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
 // readFloats converts len(dst) elements of dtype starting at off into dst,
-// reading through buf.
+// reading through buf (F32 on a little-endian machine: straight into dst,
+// the same bits as decoding each element).
 func readFloats(r io.ReaderAt, off int64, dt DType, dst []float32, buf []byte) error {
+	if dt == F32 && littleEndian && len(dst) > 0 {
+		b := unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), 4*len(dst))
+		if _, err := r.ReadAt(b, off); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		return nil
+	}
 	es := int(dt.Size())
 	per := len(buf) / es
 	for done := 0; done < len(dst); {

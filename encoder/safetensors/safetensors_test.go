@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -206,4 +207,81 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("rewritten file has %d tensors, want %d", len(again.Tensors), len(file.Tensors))
 		}
 	})
+}
+
+// f32Table is a safetensors file of one F32 tensor "w" of the given shape,
+// with bit patterns that a decoder could change (signed zeros, subnormals,
+// infinities, NaNs with payloads) among pseudo-random ones.
+func f32Table(rows, cols int) ([]byte, []uint32) {
+	special := []uint32{0, 0x80000000, 1, 0x807fffff, 0x7f800000, 0xff800000, 0x7fc00001, 0xffbfffff, 0x3f800000}
+	bits := make([]uint32, rows*cols)
+	x := uint32(2463534242)
+	for i := range bits {
+		if i < len(special) {
+			bits[i] = special[i]
+			continue
+		}
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		bits[i] = x
+	}
+	data := make([]byte, 4*len(bits))
+	for i, v := range bits {
+		binary.LittleEndian.PutUint32(data[4*i:], v)
+	}
+	header := `{"w":{"dtype":"F32","shape":[` + strconv.Itoa(rows) + `,` + strconv.Itoa(cols) + `],"data_offsets":[0,` + strconv.Itoa(len(data)) + `]}}`
+	return build(header, data), bits
+}
+
+// TestReadF32KeepsEveryBit: an F32 tensor reads to the same bits whether
+// it is read in bulk (little-endian machines) or element by element (the
+// path big-endian machines take), including NaN payloads and signed zeros,
+// and a truncated file is refused either way.
+func TestReadF32KeepsEveryBit(t *testing.T) {
+	file, bits := f32Table(7, 333)
+	defer func(le bool) { littleEndian = le }(littleEndian)
+	for _, le := range []bool{true, false} {
+		littleEndian = le
+		f, err := read(file)
+		if err != nil {
+			t.Fatalf("little-endian path %t: %v", le, err)
+		}
+		w := f.Tensors["w"]
+		if w == nil || len(w.Data) != len(bits) {
+			t.Fatalf("little-endian path %t: tensor w is %+v", le, w)
+		}
+		for i, v := range w.Data {
+			if got := math.Float32bits(v); got != bits[i] {
+				t.Fatalf("little-endian path %t: element %d has bits %#08x, want %#08x", le, i, got, bits[i])
+			}
+		}
+		// A reader that ends early (the header's size is a lie).
+		short := file[:len(file)-3]
+		if _, err := Read(bytes.NewReader(short), int64(len(file)), "short.safetensors"); err == nil || !strings.Contains(err.Error(), "unexpected EOF") {
+			t.Errorf("little-endian path %t: truncated reader gave %v, want unexpected EOF", le, err)
+		}
+	}
+}
+
+// BenchmarkReadF32 reads a static model's table (30522 x 256 F32, 31 MB)
+// from memory: "bulk" as little-endian machines read it, "per-element" as
+// every machine did before (and big-endian ones still do).
+func BenchmarkReadF32(b *testing.B) {
+	file, _ := f32Table(30522, 256)
+	defer func(le bool) { littleEndian = le }(littleEndian)
+	for _, c := range []struct {
+		name string
+		le   bool
+	}{{"bulk", littleEndian}, {"per-element", false}} {
+		b.Run(c.name, func(b *testing.B) {
+			littleEndian = c.le
+			b.SetBytes(int64(len(file)))
+			for b.Loop() {
+				if _, err := read(file); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

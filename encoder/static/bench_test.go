@@ -2,12 +2,14 @@ package static
 
 import (
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/internal/memfs"
 	"github.com/dreval/dreval/internal/sharedtest"
 )
 
@@ -71,4 +73,29 @@ func BenchmarkEncode(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(texts)*b.N)/b.Elapsed().Seconds(), "sentences/s")
+}
+
+// BenchmarkLoad opens the installed static model (skipped when it is not
+// installed) from memory, as the browser's workers do: the files in a
+// memfs with the digests the page's SHA-256 gave, so Load reads the
+// weights in place and hashes nothing. Under js/wasm:
+// GOOS=js GOARCH=wasm go test ./encoder/static -exec "$(go env GOROOT)/lib/wasm/go_js_wasm_exec" -run '^$' -bench Load.
+func BenchmarkLoad(b *testing.B) {
+	dir := sharedtest.ModelDir(b, "static")
+	var m memfs.FS
+	for _, f := range []string{ConfigFile, TokenizerFile, WeightsFile} {
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := m.PutWithSHA256("m/"+f, data, Fingerprint(data)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	d := encoder.FSDir(&m, "m")
+	for b.Loop() {
+		if _, _, err := Load(d, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

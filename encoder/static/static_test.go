@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -571,10 +572,11 @@ func FuzzParseConfig(f *testing.F) {
 
 // TestLoadUsesKnownDigest: where the file system knows the weights'
 // SHA-256 (the browser's files, memfs.PutWithSHA256), Load checks the
-// config's fingerprint against it: the right digest loads, a wrong one
-// is refused as a mismatch.
+// config's fingerprint against it: the right digest loads the table the
+// file holds (read in place, without a copy of the file), a wrong one is
+// refused as a mismatch.
 func TestLoadUsesKnownDigest(t *testing.T) {
-	dir, _ := saveTestModel(t, safetensors.F32)
+	dir, table := saveTestModel(t, safetensors.F32)
 	for _, c := range []struct {
 		name string
 		sum  func(weights []byte) string
@@ -598,9 +600,15 @@ func TestLoadUsesKnownDigest(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		_, _, err := Load(encoder.FSDir(&m, "m"), 0)
+		enc, _, err := Load(encoder.FSDir(&m, "m"), 0)
 		if c.ok && err != nil {
 			t.Errorf("%s digest: %v", c.name, err)
+		}
+		if c.ok && err == nil {
+			got := enc.Embedder().(*Embedder).table
+			if !slices.Equal(got, table.Data) {
+				t.Errorf("%s digest: the table read from memory differs from the one saved", c.name)
+			}
 		}
 		if !c.ok && (err == nil || !strings.Contains(err.Error(), "do not belong together")) {
 			t.Errorf("%s digest: error %v, want the fingerprint mismatch", c.name, err)

@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -118,5 +119,23 @@ func BenchmarkFamilies(b *testing.B) {
 			}
 			b.ReportMetric(float64(tokens)/b.Elapsed().Seconds(), "tokens/s")
 		})
+	}
+}
+
+// BenchmarkFromJSON reads MiniLM's tokenizer.json (skipped when MiniLM is
+// not installed; 466 KB, a WordPiece vocabulary of 30,522 tokens), as
+// every browser worker does when it opens the static model or MiniLM.
+// Under js/wasm: GOOS=js GOARCH=wasm go test ./encoder/tokenizer -exec
+// "$(go env GOROOT)/lib/wasm/go_js_wasm_exec" -run '^$' -bench FromJSON.
+func BenchmarkFromJSON(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join(sharedtest.ModelDir(b, "minilm"), "tokenizer.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := FromJSON(bytes.NewReader(data), "tokenizer.json"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

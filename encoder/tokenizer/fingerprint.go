@@ -1,10 +1,12 @@
 package tokenizer
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // Fingerprint returns the hex SHA-256 of everything that decides which ids
@@ -47,12 +49,28 @@ func (t *Tokenizer) Fingerprint() string { return t.fingerprint }
 
 func (t *Tokenizer) computeFingerprint() string {
 	h := sha256.New()
+	// Buffered: the vocabulary is tens of thousands of short lines.
+	w := bufio.NewWriterSize(h, 64<<10)
 	if t.fingerprintV1() {
-		t.writeFingerprintV1(h)
+		t.writeFingerprintV1(w)
 	} else {
-		t.writeFingerprintV2(h)
+		t.writeFingerprintV2(w)
 	}
+	w.Flush()
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeVocabLine writes a vocabulary line of the fingerprint,
+// "<length>:<token>\n", as fmt.Fprintf(w, "%d:%s\n", len(tok), tok) does,
+// without fmt.
+func writeVocabLine(w *bufio.Writer, tok string) {
+	if w.Available() < 20 {
+		w.Flush()
+	}
+	w.Write(strconv.AppendInt(w.AvailableBuffer(), int64(len(tok)), 10))
+	w.WriteByte(':')
+	w.WriteString(tok)
+	w.WriteByte('\n')
 }
 
 // fingerprintV1 reports whether v1 describes t fully.
@@ -69,10 +87,10 @@ func (t *Tokenizer) fingerprintV1() bool {
 	return true
 }
 
-func (t *Tokenizer) writeFingerprintV1(w io.Writer) {
+func (t *Tokenizer) writeFingerprintV1(w *bufio.Writer) {
 	fmt.Fprintf(w, "dreval tokenizer fingerprint v1\nmodel WordPiece\nvocab %d\n", len(t.vocab))
 	for _, tok := range t.vocab {
-		fmt.Fprintf(w, "%d:%s\n", len(tok), tok)
+		writeVocabLine(w, tok)
 	}
 	t.model.writeFingerprint(w)
 	n, _ := t.norm.(*bertNormalizer)
@@ -99,14 +117,14 @@ func (t *Tokenizer) writeAddedAndTemplate(w io.Writer) {
 	}
 }
 
-func (t *Tokenizer) writeFingerprintV2(w io.Writer) {
+func (t *Tokenizer) writeFingerprintV2(w *bufio.Writer) {
 	fmt.Fprintf(w, "dreval tokenizer fingerprint v2\nmodel %s\nvocab %d\n", t.model.kind(), len(t.vocab))
 	for id, tok := range t.vocab {
 		if t.holes[int32(id)] {
 			io.WriteString(w, "-\n")
 			continue
 		}
-		fmt.Fprintf(w, "%d:%s\n", len(tok), tok)
+		writeVocabLine(w, tok)
 	}
 	t.model.writeFingerprint(w)
 	io.WriteString(w, "normalizer ")

@@ -230,12 +230,11 @@ func (t *Tokenizer) plainVocab(v []byte) bool {
 		if seen[id] {
 			return false
 		}
-		if _, dup := index[tok]; dup {
-			return false
+		if index[tok] = id; len(index) != i+1 {
+			return false // a repeated token
 		}
 		seen[id] = true
 		vocab[id] = tok
-		index[tok] = id
 	}
 	var holes map[int32]bool
 	for id, ok := range seen {
@@ -256,7 +255,8 @@ func (t *Tokenizer) plainVocab(v []byte) bool {
 // scanVocab reads v, a JSON object whose values are all non-negative
 // integers below maxVocabID written with digits only, into its keys and
 // values in order; ok is false for any other form. v must be valid JSON
-// (plainVocab's caller has parsed it).
+// (plainVocab's caller has parsed it). The keys are substrings of one
+// string: one allocation for the whole vocabulary, not one per token.
 func scanVocab(v []byte) (toks []string, ids []int32, ok bool) {
 	i := skipSpace(v, 0)
 	if i >= len(v) || v[i] != '{' {
@@ -266,6 +266,8 @@ func scanVocab(v []byte) (toks []string, ids []int32, ok bool) {
 	if i < len(v) && v[i] == '}' {
 		return nil, nil, skipSpace(v, i+1) == len(v)
 	}
+	text := make([]byte, 0, len(v)) // the keys, one after another
+	var ends []int                  // where each key ends in text
 	for {
 		if i >= len(v) || v[i] != '"' {
 			return nil, nil, false
@@ -281,15 +283,17 @@ func scanVocab(v []byte) (toks []string, ids []int32, ok bool) {
 		if j >= len(v) {
 			return nil, nil, false
 		}
-		var tok string
 		if raw := v[i+1 : j]; escaped || !utf8.Valid(raw) {
 			// As encoding/json reads it (escapes, invalid UTF-8 as U+FFFD).
+			var tok string
 			if err := json.Unmarshal(v[i:j+1], &tok); err != nil {
 				return nil, nil, false
 			}
+			text = append(text, tok...)
 		} else {
-			tok = string(raw)
+			text = append(text, raw...)
 		}
+		ends = append(ends, len(text))
 		i = skipSpace(v, j+1)
 		if i >= len(v) || v[i] != ':' {
 			return nil, nil, false
@@ -305,14 +309,24 @@ func scanVocab(v []byte) (toks []string, ids []int32, ok bool) {
 		if k == i || (v[i] == '0' && k-i > 1) || (k < len(v) && (v[k] == '.' || v[k] == 'e' || v[k] == 'E')) {
 			return nil, nil, false
 		}
-		toks, ids = append(toks, tok), append(ids, int32(n))
+		ids = append(ids, int32(n))
 		i = skipSpace(v, k)
 		if i < len(v) && v[i] == ',' {
 			i = skipSpace(v, i+1)
 			continue
 		}
 		if i < len(v) && v[i] == '}' {
-			return toks, ids, skipSpace(v, i+1) == len(v)
+			if skipSpace(v, i+1) != len(v) {
+				return nil, nil, false
+			}
+			all := string(text)
+			toks = make([]string, len(ends))
+			start := 0
+			for x, end := range ends {
+				toks[x] = all[start:end]
+				start = end
+			}
+			return toks, ids, true
 		}
 		return nil, nil, false
 	}

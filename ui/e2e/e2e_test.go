@@ -126,6 +126,7 @@ func site(t testing.TB) string {
 			siteErr = err
 			return
 		}
+		x.SetPreload(modelfiles.LessonModel)
 		b, err := json.Marshal(x)
 		if err != nil {
 			siteErr = err

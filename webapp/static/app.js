@@ -61,10 +61,11 @@ class Pool {
   // a shared file, or a built one.
   answer(i, msg) {
     const w = this.workers[i];
-    const reply = (p) => p.then(
-      (a) => w.postMessage(Object.assign({ type: "answer", rid: msg.rid }, a)),
+    const reply = (p, transfer) => p.then(
+      (a) => w.postMessage(Object.assign({ type: "answer", rid: msg.rid }, a), transfer ? transfer(a) : []),
       (e) => w.postMessage({ type: "answer", rid: msg.rid, error: e.message }));
-    if (msg.type === "fetch") reply(loader.file(msg.url, msg.size, msg.label, this.size).then((data) => ({ data })));
+    // A shared file: cloned to each worker, transferred to the last.
+    if (msg.type === "fetch") reply(loader.file(msg.url, msg.size, msg.label, this.size), (a) => a.last ? [a.data] : []);
     else reply(loader.derive(msg.key, msg.label, this.size));
   }
   fatal(message) {
@@ -508,6 +509,7 @@ function init() {
   loader.onStatus = showLoad;
   loader.ortIndex().then(checkEngines);
   loader.keep("demo.zip", "the demo collection"); // with the app, not after it
+  loader.preload("models/index.json"); // the opening model's files, while the workers start
   startPool();
   state.models = checkModels().catch(() => ({}));
   lesson();

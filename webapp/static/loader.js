@@ -5,10 +5,14 @@
 //     here, or app.wasm), compiled once; every worker instantiates the same
 //     WebAssembly.Module;
 //   - the demo collection (demo.zip: keep), fetched with the app;
+//   - the files of the model the page opens on (preload: those the site's
+//     models/index.json lists), fetched once the app is compiled, while
+//     the workers start;
 //   - the files the workers ask for (worker.js's drevalFetch: a model's
 //     weights, tokenizer and settings, onnxruntime-web's binary, the demo's
 //     precomputed vectors): fetched once, their size and progress shown,
-//     and copied to each worker;
+//     hashed once (SHA-256), copied to each worker and transferred to the
+//     last;
 //   - the files one worker builds for the others (drevalDerive: an ONNX
 //     graph exported from a model's weights): the first worker to ask
 //     builds it, the others wait for it.
@@ -50,13 +54,20 @@ const loader = (() => {
     const length = Number(resp.headers.get("Content-Length")) || 0;
     const total = size || (encoded ? 0 : length);
     if (!resp.body || !resp.body.getReader) return resp.arrayBuffer();
+    // The chunks go straight into one buffer of the expected size (grown
+    // if the body is longer): no second copy of a model's weights.
     const reader = resp.body.getReader();
-    const chunks = [];
+    let out = new Uint8Array(total || 1 << 16);
     let got = 0, last = 0;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      chunks.push(value);
+      if (got + value.length > out.length) {
+        const grown = new Uint8Array(Math.max(2 * out.length, got + value.length));
+        grown.set(out.subarray(0, got));
+        out = grown;
+      }
+      out.set(value, got);
       got += value.length;
       const now = performance.now();
       if (now - last > 100) {
@@ -65,10 +76,20 @@ const loader = (() => {
       }
     }
     onStatus({ label, done: got, total, finished: true });
-    const out = new Uint8Array(got);
-    let off = 0;
-    for (const c of chunks) { out.set(c, off); off += c.length; }
-    return out.buffer;
+    return got === out.length ? out.buffer : out.buffer.slice(0, got);
+  }
+
+  // sha256 returns the hex SHA-256 of data by the browser's crypto.subtle
+  // (native code, off the page's thread), or "" where there is none
+  // (crypto.subtle is only in secure contexts) or it fails.
+  async function sha256(data) {
+    if (!self.crypto || !crypto.subtle) return "";
+    try {
+      const d = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+      return Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
+    } catch (e) {
+      return "";
+    }
   }
 
   // fetchCached returns url's body: from Cache Storage when the server
@@ -145,19 +166,52 @@ const loader = (() => {
     return modulePromise;
   }
 
-  // file returns url's body for one of poolSize workers: fetched once,
-  // dropped from memory once every worker has it (later asks read Cache
-  // Storage).
+  // entry starts fetching key's body for the workers: its promise gives
+  // {data, sha256}, the body and its SHA-256 hashed once here for every
+  // worker (the workers get exact copies of these bytes: the digest is
+  // theirs).
+  function entry(key, size, label, left) {
+    const e = { promise: fetchCached(key, size, label).then(async (r) => ({ data: r.data, sha256: await sha256(r.data) })), left };
+    files.set(key, e);
+    e.promise.catch(() => files.delete(key));
+    return e;
+  }
+
+  // file returns url's body for one of poolSize workers as {data, sha256,
+  // last}: fetched once, dropped from memory once every worker has it
+  // (later asks read Cache Storage). last is set for the last worker to
+  // ask: its copy may be transferred rather than cloned, since the page
+  // keeps nothing of it (every earlier ask's answer is settled first, all
+  // on the same promise).
   function file(url, size, label, poolSize) {
     const key = abs(url);
-    let e = files.get(key);
-    if (!e) {
-      e = { promise: fetchCached(key, size, label || url).then((r) => r.data), left: poolSize };
-      files.set(key, e);
-      e.promise.catch(() => files.delete(key));
-    }
-    if (--e.left <= 0) files.delete(key);
-    return e.promise;
+    asked.add(key);
+    const e = files.get(key) || entry(key, size, label || url, poolSize);
+    if (e.left === undefined) e.left = poolSize; // preloaded
+    const last = --e.left <= 0;
+    if (last) files.delete(key);
+    return e.promise.then((a) => ({ data: a.data, sha256: a.sha256, last }));
+  }
+
+  // preload fetches the files the site's model index lists in "preload"
+  // (Go decides which: modelfiles.Index.SetPreload, the model the page
+  // opens on) as soon as the app is compiled, before the workers have
+  // started it, so the workers' asks (file) find them downloaded or on
+  // the way, each fetched once and dropped once every worker has it. Not
+  // earlier: downloading 31 MB while the app downloads and compiles
+  // delayed the workers' start by 0.5-0.9 s on a loaded 2-core machine,
+  // for the model no sooner in the workers (README, the opening lesson).
+  const asked = new Set(); // URLs file was asked for
+  function preload(indexURL) {
+    const listed = fetch(indexURL, { cache: "no-cache" }).then((r) => r.ok ? r.json() : {});
+    Promise.all([listed, module()]).then(([x]) => {
+      for (const f of (x && x.preload) || []) {
+        const key = abs(f.url);
+        if (asked.has(key) || files.has(key)) continue;
+        asked.add(key);
+        entry(key, f.size, f.label || f.url, undefined);
+      }
+    }).catch(() => {}); // no index (or no app): the workers fetch what they need
   }
 
   // keep starts fetching url now and keeps its body for every worker of
@@ -165,11 +219,7 @@ const loader = (() => {
   // which the app fetches instead of embedding it, downloads with the app.
   function keep(url, label) {
     const key = abs(url);
-    if (!files.has(key)) {
-      const e = { promise: fetchCached(key, 0, label).then((r) => r.data), left: Infinity };
-      files.set(key, e);
-      e.promise.catch(() => files.delete(key));
-    }
+    if (!files.has(key)) entry(key, 0, label, Infinity);
   }
 
   // derive answers a worker asking for the built file key: {data} when
@@ -247,7 +297,7 @@ const loader = (() => {
   }
 
   return {
-    module, file, keep, derive, put, ortIndex, totals, mb,
+    module, file, keep, preload, derive, put, ortIndex, totals, mb,
     set onStatus(f) { onStatus = f; },
   };
 })();

@@ -8,7 +8,8 @@
 //
 // Go asks the page, through this script, for what all workers share:
 // drevalFetch(url, size, label) gives a file the page fetched once for
-// every worker (and keeps in Cache Storage); drevalDerive(key) gives a
+// every worker (and keeps in Cache Storage), drevalFetchFile the same
+// with its SHA-256; drevalDerive(key) gives a
 // file one worker built for all (an ONNX graph exported from weights),
 // or tells this one to build it and hand it over with
 // drevalDerived(key, bytes). drevalORT(ep) loads onnxruntime-web into this
@@ -32,7 +33,11 @@ function ask(msg, transfer) {
     postMessage(Object.assign({ rid }, msg), transfer || []);
   });
 }
-self.drevalFetch = (url, size, label) => ask({ type: "fetch", url, size: size || 0, label: label || "" }).then((a) => a.data);
+self.drevalFetch = (url, size, label) => drevalFetchFile(url, size, label).then((a) => a.data);
+// drevalFetchFile is drevalFetch giving {data, sha256}: the body and its
+// hex SHA-256, computed once by the page ("" where it has no
+// crypto.subtle).
+self.drevalFetchFile = (url, size, label) => ask({ type: "fetch", url, size: size || 0, label: label || "" }).then((a) => ({ data: a.data, sha256: a.sha256 || "" }));
 self.drevalDerive = (key, label) => ask({ type: "derive", key, label: label || "" });
 self.drevalDerived = (key, bytes, error) => {
   // A copy: the page keeps it for the other workers (and Cache Storage),

@@ -1,0 +1,108 @@
+package e2e
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/dreval/dreval/encoder/modelfiles"
+	"github.com/dreval/dreval/internal/sharedtest"
+)
+
+// TestModelPreloadedWithTheApp: the files of the model the page opens on
+// (models/index.json's preload, modelfiles.Index.SetPreload) are
+// requested while the app downloads, before the workers are ready, and
+// each is downloaded once for both workers, from a static host as from
+// "dreval serve"; the opening lesson then runs on them.
+func TestModelPreloadedWithTheApp(t *testing.T) {
+	sharedtest.ModelDir(t, modelfiles.LessonModel)
+	for _, c := range []struct {
+		name  string
+		serve bool
+	}{{"static host", false}, {"dreval serve", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			h := fileServer(t)
+			if c.serve {
+				h = serveMux(t)
+			}
+			ctx, url := browser(t, 10*time.Minute, h)
+			load(t, ctx, url)
+			x, err := chromedp.Run(ctx, chromedp.Evaluate[modelfiles.Index](`fetch("models/index.json").then((r) => r.json())`, chromedp.EvalAwaitPromise))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(x.Preload) == 0 {
+				t.Fatalf("models/index.json lists nothing to preload: %+v", x)
+			}
+			type entry struct {
+				Name      string
+				StartTime float64
+			}
+			got := eval[[]entry](t, ctx, `performance.getEntriesByType("resource").map((e) => ({Name: new URL(e.name).pathname.slice(1), StartTime: e.startTime}))`)
+			ready := eval[float64](t, ctx, `Number(document.body.dataset.readyMs)`)
+			for _, p := range x.Preload {
+				var starts []float64
+				for _, e := range got {
+					if e.Name == p.URL {
+						starts = append(starts, e.StartTime)
+					}
+				}
+				if len(starts) != 1 {
+					t.Errorf("%s requested %d times, want once for both workers", p.URL, len(starts))
+					continue
+				}
+				if starts[0] > ready {
+					t.Errorf("%s requested at %.0f ms, after the workers were ready (%.0f ms): not preloaded with the app", p.URL, starts[0], ready)
+				}
+			}
+			want := []string{"models/static/config.json", "models/static/model.safetensors", "models/static/tokenizer.json"}
+			var urls []string
+			for _, p := range x.Preload {
+				urls = append(urls, p.URL)
+			}
+			if !slices.Equal(urls, want) {
+				t.Errorf("preloaded %v, want the static model's files %v", urls, want)
+			}
+			if got := eval[string](t, ctx, `document.body.dataset.lesson`); got != "done" {
+				t.Errorf("the opening lesson on the preloaded model: %q, want done", got)
+			}
+		})
+	}
+}
+
+// TestTamperedWeightsRefused: the SHA-256 the page computes once and
+// hands to the workers with a file is that of the bytes they hold: a host
+// serving the static model's weights with one byte changed has the
+// opening lesson refused with the fingerprint mismatch, not run on the
+// changed table.
+func TestTamperedWeightsRefused(t *testing.T) {
+	dir := filepath.Join(site(t), "models", modelfiles.LessonModel)
+	sharedtest.ModelDir(t, modelfiles.LessonModel)
+	weights, err := os.ReadFile(filepath.Join(dir, "model.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	weights[len(weights)-1] ^= 1 // one bit of the table's last value
+	files := fileServer(t)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/models/"+modelfiles.LessonModel+"/model.safetensors" {
+			http.ServeContent(w, r, "model.safetensors", time.Time{}, bytes.NewReader(weights))
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
+	ctx, url := browser(t, 10*time.Minute, h)
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, `!document.getElementById("error").hidden || document.body.dataset.lesson === "done"`, 5*time.Minute)
+	if msg := pageError(t, ctx); !strings.Contains(msg, "do not belong together") {
+		t.Fatalf("the page's error is %q, want the weights' fingerprint mismatch (lesson: %q)", msg, eval[string](t, ctx, `document.body.dataset.lesson || ""`))
+	}
+}
