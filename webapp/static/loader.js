@@ -183,13 +183,21 @@ const loader = (() => {
   // ask: its copy may be transferred rather than cloned, since the page
   // keeps nothing of it (every earlier ask's answer is settled first, all
   // on the same promise).
+  //
+  // Not every worker asks for every file (the static model is opened by
+  // the first worker alone, a model the server encodes too): a file the
+  // other workers have not asked for within DROP_MS of the last ask is
+  // dropped all the same.
+  const DROP_MS = 30000;
   function file(url, size, label, poolSize) {
     const key = abs(url);
     asked.add(key);
     const e = files.get(key) || entry(key, size, label || url, poolSize);
     if (e.left === undefined) e.left = poolSize; // preloaded
     const last = --e.left <= 0;
+    clearTimeout(e.drop);
     if (last) files.delete(key);
+    else e.drop = setTimeout(() => { if (files.get(key) === e) files.delete(key); }, DROP_MS);
     return e.promise.then((a) => ({ data: a.data, sha256: a.sha256, last }));
   }
 
