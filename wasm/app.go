@@ -233,6 +233,10 @@ func (a *app) open(ctx context.Context, name string, _ experiment.ModelOptions) 
 	st := &encodeStats{model: name, label: func() string { return engineLabel(m, e, 1+len(a.peerList()), server) },
 		note: func() string { return engineNote(m, e, server, why) }}
 	m.Query.Embedder = &countingEmbedder{Embedder: m.Query.Embedder, st: st}
+	if v := a.current.queryVectors(name); v != nil {
+		// Counted: only the sequences v does not hold.
+		m.Query.Embedder = experiment.WithQueryVectors(m.Query.Embedder, v)
+	}
 	m.Document.Embedder = &countingEmbedder{Embedder: m.Document.Embedder, st: st}
 	a.current.add(st)
 	return m, nil
@@ -323,6 +327,9 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 	a.prepareHelpers(q.Model, e)
 	if len(data.names) == 1 && data.names[0] == "demo" {
 		if err := a.demoVectors(ctx, q.Model, e); err != nil {
+			return nil, err
+		}
+		if err := a.demoQueryVectors(ctx, q.Model, e); err != nil {
 			return nil, err
 		}
 	}

@@ -6,7 +6,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/experiment"
@@ -106,5 +108,62 @@ func (a *app) demoVectors(ctx context.Context, name, e string) error {
 		return err
 	}
 	a.current.note(fmt.Sprintf("The %d demo documents' vectors came precomputed (%s.npy, engine %s): only the queries were encoded.", mat.Rows, base, meta.Engine))
+	return nil
+}
+
+// demoQueryVectors gives this run the site's precomputed vectors of the
+// demo queries' clean texts by model name (data/demo/NAME.queries.npy
+// and .json, "dreval site" and "dreval serve" write them) when they are
+// the ones this run's query tower would compute
+// (experiment.CheckQueryVectors: the query tower's and the tokenizer's
+// fingerprints, the queries' hash, ids and the exact token ids of every
+// row), so that the run encodes only the query sequences a perturbation
+// changed: a vector is used only for exactly the id sequence it was made
+// from. Where they do not fit, or the site has none, every query is
+// encoded and the page says why.
+func (a *app) demoQueryVectors(ctx context.Context, name, e string) error {
+	if name == "bm25" || name == "" || isUpload(name) {
+		return nil
+	}
+	m, _, _, err := a.resolve(ctx, name, e)
+	if err != nil || m.Kind != experiment.Dense {
+		return err
+	}
+	coll, err := dataset.Load("demo", "test")
+	if err != nil {
+		return err
+	}
+	base := "data/demo/" + name + ".queries"
+	var js, npy []byte
+	var jsErr, npyErr error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); js, jsErr = fetchShared(base+".json", 0, "") }()
+	go func() { defer wg.Done(); npy, npyErr = fetchShared(base+".npy", 0, "") }()
+	wg.Wait()
+	n := len(coll.Queries)
+	if jsErr != nil || npyErr != nil {
+		a.current.note(fmt.Sprintf("No precomputed demo query vectors of %s here (%v): encoding the %d queries.", name, errors.Join(jsErr, npyErr), n))
+		return nil
+	}
+	var meta experiment.QueryVectorsMeta
+	if err := json.Unmarshal(js, &meta); err != nil {
+		a.current.note(fmt.Sprintf("%s.json is not query vector metadata (%v): encoding the %d queries.", base, err, n))
+		return nil
+	}
+	mat, err := retrieval.ReadNPY(bytes.NewReader(npy), base+".npy")
+	if err != nil {
+		return err
+	}
+	v, why, err := experiment.CheckQueryVectors(m, coll.Queries, meta, mat, base+".npy")
+	if err != nil {
+		return err
+	}
+	if why != "" {
+		a.current.note(fmt.Sprintf("The site's precomputed demo query vectors of %s are not used: %s; encoding the %d queries.", name, why, n))
+		return nil
+	}
+	a.current.setQueryVectors(name, v)
+	a.current.note(fmt.Sprintf("The %d demo queries' clean vectors came precomputed (%s.npy, engine %s): only the query sequences a perturbation changed were encoded.", n, base, meta.Engine))
 	return nil
 }
