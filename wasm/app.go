@@ -16,6 +16,7 @@ import (
 	"syscall/js"
 	"time"
 
+	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/encoder/ortweb"
 	"github.com/dreval/dreval/experiment"
@@ -326,10 +327,15 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 	// batch reaches them.
 	a.prepareHelpers(q.Model, e)
 	if len(data.names) == 1 && data.names[0] == "demo" {
-		if err := a.demoVectors(ctx, q.Model, e); err != nil {
+		queries := fetchDemoQueries(q.Model)
+		coll, err := dataset.Load("demo", "test")
+		if err != nil {
 			return nil, err
 		}
-		if err := a.demoQueryVectors(ctx, q.Model, e); err != nil {
+		if err := a.demoVectors(ctx, coll, q.Model, e); err != nil {
+			return nil, err
+		}
+		if err := a.demoQueryVectors(ctx, coll, queries, e); err != nil {
 			return nil, err
 		}
 	}

@@ -38,16 +38,12 @@ type demoMeta struct {
 // corpus (its hash and document ids, in order). A run of the demo then
 // encodes its queries only. Where they do not fit, or the site has none,
 // the run encodes the corpus and the page says why.
-func (a *app) demoVectors(ctx context.Context, name, e string) error {
+func (a *app) demoVectors(ctx context.Context, coll *dataset.Collection, name, e string) error {
 	if name == "bm25" || name == "" || isUpload(name) {
 		return nil
 	}
 	m, _, _, err := a.resolve(ctx, name, e)
 	if err != nil || m.Kind != experiment.Dense {
-		return err
-	}
-	coll, err := dataset.Load("demo", "test")
-	if err != nil {
 		return err
 	}
 	hash := experiment.CorpusHash(coll.Corpus)
@@ -111,47 +107,61 @@ func (a *app) demoVectors(ctx context.Context, name, e string) error {
 	return nil
 }
 
-// demoQueryVectors gives this run the site's precomputed vectors of the
+// demoQueryFetch is the fetch of a model's precomputed demo query
+// vectors (fetchDemoQueries), started before the model is open.
+type demoQueryFetch struct {
+	name          string
+	wg            sync.WaitGroup
+	js, npy       []byte
+	jsErr, npyErr error
+}
+
+// fetchDemoQueries starts fetching the site's precomputed vectors of the
 // demo queries' clean texts by model name (data/demo/NAME.queries.npy
-// and .json, "dreval site" and "dreval serve" write them) when they are
-// the ones this run's query tower would compute
+// and .json, "dreval site" and "dreval serve" write them); nil for
+// models that have none.
+func fetchDemoQueries(name string) *demoQueryFetch {
+	if name == "bm25" || name == "" || isUpload(name) {
+		return nil
+	}
+	f := &demoQueryFetch{name: name}
+	base := "data/demo/" + name + ".queries"
+	f.wg.Add(2)
+	go func() { defer f.wg.Done(); f.js, f.jsErr = fetchShared(base+".json", 0, "") }()
+	go func() { defer f.wg.Done(); f.npy, f.npyErr = fetchShared(base+".npy", 0, "") }()
+	return f
+}
+
+// demoQueryVectors gives this run the precomputed demo query vectors f
+// fetched when they are the ones this run's query tower would compute
 // (experiment.CheckQueryVectors: the query tower's and the tokenizer's
 // fingerprints, the queries' hash, ids and the exact token ids of every
 // row), so that the run encodes only the query sequences a perturbation
 // changed: a vector is used only for exactly the id sequence it was made
 // from. Where they do not fit, or the site has none, every query is
 // encoded and the page says why.
-func (a *app) demoQueryVectors(ctx context.Context, name, e string) error {
-	if name == "bm25" || name == "" || isUpload(name) {
+func (a *app) demoQueryVectors(ctx context.Context, coll *dataset.Collection, f *demoQueryFetch, e string) error {
+	if f == nil {
 		return nil
 	}
+	f.wg.Wait()
+	name := f.name
 	m, _, _, err := a.resolve(ctx, name, e)
 	if err != nil || m.Kind != experiment.Dense {
 		return err
 	}
-	coll, err := dataset.Load("demo", "test")
-	if err != nil {
-		return err
-	}
 	base := "data/demo/" + name + ".queries"
-	var js, npy []byte
-	var jsErr, npyErr error
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); js, jsErr = fetchShared(base+".json", 0, "") }()
-	go func() { defer wg.Done(); npy, npyErr = fetchShared(base+".npy", 0, "") }()
-	wg.Wait()
 	n := len(coll.Queries)
-	if jsErr != nil || npyErr != nil {
-		a.current.note(fmt.Sprintf("No precomputed demo query vectors of %s here (%v): encoding the %d queries.", name, errors.Join(jsErr, npyErr), n))
+	if f.jsErr != nil || f.npyErr != nil {
+		a.current.note(fmt.Sprintf("No precomputed demo query vectors of %s here (%v): encoding the %d queries.", name, errors.Join(f.jsErr, f.npyErr), n))
 		return nil
 	}
 	var meta experiment.QueryVectorsMeta
-	if err := json.Unmarshal(js, &meta); err != nil {
+	if err := json.Unmarshal(f.js, &meta); err != nil {
 		a.current.note(fmt.Sprintf("%s.json is not query vector metadata (%v): encoding the %d queries.", base, err, n))
 		return nil
 	}
-	mat, err := retrieval.ReadNPY(bytes.NewReader(npy), base+".npy")
+	mat, err := retrieval.ReadNPY(bytes.NewReader(f.npy), base+".npy")
 	if err != nil {
 		return err
 	}

@@ -552,3 +552,72 @@ func atoi(s string) int {
 	}
 	return n
 }
+
+// TestORTWebPrefetch: a run with MiniLM on onnxruntime-web from a static
+// host starts downloading onnxruntime-web and the site's model.onnx at
+// once, while the model's own files (the weights the Go side reads for
+// the tokenizer and fingerprints) still download, not after the model is
+// open: the host holds the weights back until model.onnx is asked for.
+// Each file is downloaded once for all the workers.
+func TestORTWebPrefetch(t *testing.T) {
+	sharedtest.ModelDir(t, "minilm")
+	site := ortSite(t)
+	var (
+		mu        sync.Mutex
+		counts    = map[string]int{}
+		armed     bool
+		held      bool // weights asked for after the click, held until model.onnx was asked
+		timedOut  bool
+		onnxOnce  sync.Once
+		onnxAsked = make(chan struct{})
+	)
+	files := staticHost(site, true)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		mu.Lock()
+		counts[p]++
+		gate := armed && strings.HasSuffix(p, ".safetensors")
+		mu.Unlock()
+		if strings.HasSuffix(p, "/model.onnx") {
+			onnxOnce.Do(func() { close(onnxAsked) })
+		}
+		if gate {
+			select {
+			case <-onnxAsked:
+				mu.Lock()
+				held = true
+				mu.Unlock()
+			case <-time.After(60 * time.Second):
+				mu.Lock()
+				timedOut = true
+				mu.Unlock()
+			}
+		}
+		files.ServeHTTP(w, r)
+	})
+	ctx, url := browser(t, 10*time.Minute, h)
+	load(t, ctx, url)
+	mu.Lock()
+	armed = true
+	preloaded := counts["/models/minilm/model.fp16.safetensors"] > 0
+	mu.Unlock()
+	_, status := runDemo(t, ctx, "minilm", "auto", 1)
+	if encodedLine.FindStringSubmatch(status) == nil || !strings.Contains(status, "ort-web wasm") {
+		t.Fatalf("status %q: want texts encoded on onnxruntime-web", status)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	switch {
+	case timedOut:
+		t.Error("model.onnx was not asked for while the weights were held back (60 s): onnxruntime-web's files wait for the model to open")
+	case preloaded:
+		t.Log("the weights were fetched before the run (preloaded with the page): the order is not checked")
+	case !held:
+		t.Errorf("the weights were not asked for after the click (requests: %v)", counts)
+	}
+	for _, p := range []string{"/models/minilm/model.onnx", "/ort/ort-wasm-simd-threaded.wasm"} {
+		if counts[p] != 1 {
+			t.Errorf("%s was requested %d times, want once for every worker", p, counts[p])
+		}
+	}
+}
