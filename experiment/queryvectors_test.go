@@ -1,7 +1,9 @@
 package experiment_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -227,3 +229,55 @@ type fixedFingerprint struct {
 }
 
 func (f *fixedFingerprint) Fingerprint() string { return f.fp }
+
+// FuzzCheckQueryVectors reads a query vector description and matrix as
+// the page does (JSON, then .npy) and checks them: never a panic, and
+// vectors accepted only for the queries' own ids and token ids.
+func FuzzCheckQueryVectors(f *testing.F) {
+	c, err := dataset.Demo("test")
+	if err != nil {
+		f.Fatal(err)
+	}
+	queries := c.Queries[:5]
+	m, _ := experimenttest.Model("fake", experimenttest.ForCollection(c))
+	mat, meta, err := experiment.EncodeQueryVectors(context.Background(), m, "demo", queries)
+	if err != nil {
+		f.Fatal(err)
+	}
+	js, err := json.Marshal(meta)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var npy bytes.Buffer
+	if err := retrieval.WriteNPY(&npy, mat, retrieval.Float32); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(js, npy.Bytes())
+	f.Add([]byte(`{"rows": 5, "dim": 64, "query_ids": ["a"], "token_ids": [[1, 2]]}`), npy.Bytes())
+	f.Add(js, []byte("\x93NUMPY"))
+	f.Fuzz(func(t *testing.T, js, npy []byte) {
+		var meta experiment.QueryVectorsMeta
+		if json.Unmarshal(js, &meta) != nil {
+			return
+		}
+		mat, err := retrieval.ReadNPY(bytes.NewReader(npy), "q.npy")
+		if err != nil {
+			return
+		}
+		v, why, err := experiment.CheckQueryVectors(m, queries, meta, mat, "q.npy")
+		if err != nil || why != "" {
+			if v != nil {
+				t.Fatalf("vectors returned with a refusal (%q, %v)", why, err)
+			}
+			return
+		}
+		for i, q := range queries {
+			if meta.QueryIDs[i] != q.ID || !slices.Equal(meta.TokenIDs[i], m.Query.Tokenizer.EncodeIDs(q.Text)) {
+				t.Fatalf("accepted row %d for query %q: %q %v", i, q.ID, meta.QueryIDs[i], meta.TokenIDs[i])
+			}
+			if vec, ok := v.Lookup(meta.TokenIDs[i]); !ok || len(vec) != m.Query.Embedder.Dim() {
+				t.Fatalf("row %d: no vector of %d values", i, m.Query.Embedder.Dim())
+			}
+		}
+	})
+}
