@@ -170,6 +170,15 @@ func nativeRunWith(t testing.TB, model, eng, lib string, rate float64, seeds int
 // queries' vectors come precomputed.
 func perturbedOnly(t testing.TB, lib string, rate float64, seeds int) int {
 	t.Helper()
+	_, n := querySequences(t, lib, rate, seeds)
+	return n
+}
+
+// querySequences returns how many distinct query sequences that run
+// searches, and how many of them are not a demo query's clean ids
+// (perturbedOnly).
+func querySequences(t testing.TB, lib string, rate float64, seeds int) (all, perturbed int) {
+	t.Helper()
 	cfg := experiment.Config{
 		Data:         []string{"demo"},
 		Models:       []string{"minilm"},
@@ -204,7 +213,7 @@ func perturbedOnly(t testing.TB, lib string, rate float64, seeds int) int {
 			n++
 		}
 	}
-	return n
+	return len(seqs), n
 }
 
 // encodedLine matches the status line's "N texts encoded at R texts/s
@@ -620,4 +629,52 @@ func TestORTWebPrefetch(t *testing.T) {
 			t.Errorf("%s was requested %d times, want once for every worker", p, counts[p])
 		}
 	}
+}
+
+// TestORTWebDemoQueryVectorsRefused: a site whose precomputed demo query
+// vectors claim another tokenizer (their tokenizer fingerprint edited) has
+// them refused: the note says why, every query sequence is encoded, and
+// the table still equals "dreval eval -engine ort" to 4 decimals.
+func TestORTWebDemoQueryVectorsRefused(t *testing.T) {
+	sharedtest.ModelDir(t, "minilm")
+	lib := ortLib(t)
+	site := ortSite(t)
+	files := staticHost(site, true)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/data/demo/minilm.queries.json" {
+			files.ServeHTTP(w, r)
+			return
+		}
+		b, err := os.ReadFile(filepath.Join(site, "data/demo/minilm.queries.json"))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		var meta map[string]any
+		if err := json.Unmarshal(b, &meta); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		meta["tokenizer_fingerprint"] = "tampered"
+		for k, v := range serve.IsolationHeaders {
+			w.Header().Set(k, v)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(meta)
+	})
+	ctx, url := browser(t, 15*time.Minute, h)
+	load(t, ctx, url)
+	_, status := runDemo(t, ctx, "minilm", "auto", 1)
+	note := eval[string](t, ctx, `document.getElementById("engine-note").textContent`)
+	m := encodedLine.FindStringSubmatch(status)
+	if m == nil {
+		t.Fatalf("the status line %q does not say \"N texts encoded at R texts/s (ENGINE)\"", status)
+	}
+	if !strings.Contains(note, "The site's precomputed demo query vectors of minilm are not used: they were made with another tokenizer (tokenizer fingerprint tampered") {
+		t.Errorf("engine note %q does not say the tampered query vectors were refused", note)
+	}
+	if all, _ := querySequences(t, lib, 0.1, 1); atoi(m[1]) != all {
+		t.Errorf("the page encoded %s texts, want every one of the %d query sequences", m[1], all)
+	}
+	checkTable(t, eval[[]cell](t, ctx, readTable), nativeRunWith(t, "minilm", "ort", lib, 0.1, 1), 0.1, true)
 }
