@@ -126,9 +126,15 @@ func fetchDemoQueries(name string) *demoQueryFetch {
 	}
 	f := &demoQueryFetch{name: name}
 	base := "data/demo/" + name + ".queries"
-	f.wg.Add(2)
-	go func() { defer f.wg.Done(); f.js, f.jsErr = fetchShared(base+".json", 0, "") }()
-	go func() { defer f.wg.Done(); f.npy, f.npyErr = fetchShared(base+".npy", 0, "") }()
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		// The .npy only where the .json is: a site without them answers
+		// one 404, which the page expects of optional files.
+		if f.js, f.jsErr = fetchShared(base+".json", 0, ""); f.jsErr == nil {
+			f.npy, f.npyErr = fetchShared(base+".npy", 0, "")
+		}
+	}()
 	return f
 }
 
