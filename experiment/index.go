@@ -365,13 +365,22 @@ func (d *denseIndex) warm(ctx context.Context, ids [][]int32, names []string, pr
 	var todo [][]int32
 	var todoAt []int
 	pending := map[string]bool{}
+	known, _ := d.m.Query.Embedder.(knowsVectors)
 	for i, s := range ids {
 		k := idsKey(s)
-		if _, ok := d.memo[k]; !ok && !pending[k] {
-			pending[k] = true
-			todo = append(todo, s)
-			todoAt = append(todoAt, i)
+		if _, ok := d.memo[k]; ok || pending[k] {
+			continue
 		}
+		if known != nil {
+			// Precomputed (WithQueryVectors): out of the batches.
+			if vec, ok := known.Known(s); ok && len(vec) == d.docs.Dim {
+				d.memo[k] = slices.Clone(vec)
+				continue
+			}
+		}
+		pending[k] = true
+		todo = append(todo, s)
+		todoAt = append(todoAt, i)
 	}
 	if len(todo) == 0 {
 		return nil

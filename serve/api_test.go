@@ -421,6 +421,33 @@ func TestDemoComputedOnce(t *testing.T) {
 	wantError(t, do(t, nil, http.MethodGet, ts.URL+"/data/demo/m.txt", nil), http.StatusNotFound, "no such file")
 }
 
+// TestDemoQueryFiles: the demo queries' precomputed vectors are served as
+// MODEL.queries.npy and .json beside the corpus's, and a model without
+// them answers 404 saying so.
+func TestDemoQueryFiles(t *testing.T) {
+	o := Options{Demo: func(_ context.Context, model string) (*DemoData, error) {
+		d := &DemoData{NPY: []byte("NPY"), Meta: []byte(`{"rows":1}`)}
+		if model == "q" {
+			d.QueryNPY, d.QueryMeta = []byte("QNPY"), []byte(`{"rows":2}`)
+		}
+		return d, nil
+	}}
+	ts := newTestServer(t, o)
+	for _, tc := range []struct{ path, want, ct string }{
+		{"/data/demo/q.npy", "NPY", "application/octet-stream"},
+		{"/data/demo/q.json", `{"rows":1}`, "application/json"},
+		{"/data/demo/q.queries.npy", "QNPY", "application/octet-stream"},
+		{"/data/demo/q.queries.json", `{"rows":2}`, "application/json"},
+	} {
+		r := do(t, nil, http.MethodGet, ts.URL+tc.path, nil)
+		if r.status != http.StatusOK || string(r.body) != tc.want || r.header.Get("Content-Type") != tc.ct {
+			t.Errorf("GET %s: %d %q %q, want %q %q", tc.path, r.status, r.header.Get("Content-Type"), r.body, tc.ct, tc.want)
+		}
+	}
+	wantError(t, do(t, nil, http.MethodGet, ts.URL+"/data/demo/m.queries.npy", nil), http.StatusNotFound, "no precomputed demo query vectors of m")
+	wantError(t, do(t, nil, http.MethodGet, ts.URL+"/data/demo/q.other.npy", nil), http.StatusNotFound, "no such file")
+}
+
 // namedEncoder is a fakeEncoder that names its engine.
 type namedEncoder struct {
 	*fakeEncoder

@@ -12,6 +12,8 @@
 //	                            *.safetensors, model.onnx; nothing else)
 //	GET  /data/demo/MODEL.npy   the demo corpus embedded by MODEL (float32 .npy, rows in corpus order)
 //	GET  /data/demo/MODEL.json  what made them: model and tokenizer fingerprints, corpus hash, document ids
+//	GET  /data/demo/MODEL.queries.npy, .json  the demo queries' clean vectors (MODEL's query tower) and
+//	                            what made them, with the token ids each row was made from
 //	GET  /ort/FILE              onnxruntime-web's files the app loads (ORTWebFiles, from Options.ORTWeb)
 //	GET  /ort/index.json        its version and files (ORTIndex)
 //	POST /api/encode            texts or token ids -> embeddings (needs Options.Encoder; 501 without), with

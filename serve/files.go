@@ -107,7 +107,8 @@ type demoEntry struct {
 	err  error
 }
 
-// demoFile serves GET /data/demo/MODEL.npy and /data/demo/MODEL.json.
+// demoFile serves GET /data/demo/MODEL.npy and /data/demo/MODEL.json,
+// and the queries' /data/demo/MODEL.queries.npy and .json.
 func (s *server) demoFile(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -117,8 +118,9 @@ func (s *server) demoFile(w http.ResponseWriter, r *http.Request) {
 	file, ok := strings.CutPrefix(r.URL.Path, "/data/demo/")
 	ext := path.Ext(file)
 	model := strings.TrimSuffix(file, ext)
+	model, queries := strings.CutSuffix(model, ".queries")
 	if !ok || (ext != ".npy" && ext != ".json") || !validName(model) || strings.Contains(model, ".") {
-		writeError(w, errorf(http.StatusNotFound, "%s: no such file; the demo data is /data/demo/MODEL.npy and /data/demo/MODEL.json", r.URL.Path))
+		writeError(w, errorf(http.StatusNotFound, "%s: no such file; the demo data is /data/demo/MODEL.npy and /data/demo/MODEL.json (the queries': MODEL.queries.npy and .json)", r.URL.Path))
 		return
 	}
 	if s.opts.Demo == nil {
@@ -138,8 +140,17 @@ func (s *server) demoFile(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := d.NPY
-	if ext == ".json" {
+	switch {
+	case queries && ext == ".json":
+		body = d.QueryMeta
+	case queries:
+		body = d.QueryNPY
+	case ext == ".json":
 		body = d.Meta
+	}
+	if body == nil {
+		writeError(w, errorf(http.StatusNotFound, "%s: this server has no precomputed demo query vectors of %s", r.URL.Path, model))
+		return
 	}
 	h := w.Header()
 	h.Set("Content-Type", ContentType(file))

@@ -50,10 +50,14 @@ type Fingerprinter interface {
 
 // DemoData is a model's embeddings of the demo corpus, as served under
 // /data/demo/: NPY is a float32 .npy matrix (one row per document, in
-// corpus order) and Meta a JSON object describing it.
+// corpus order) and Meta a JSON object describing it; QueryNPY and
+// QueryMeta, served as /data/demo/MODEL.queries.npy and .json, are the
+// demo queries' clean vectors and their description (nil: none).
 type DemoData struct {
 	NPY  []byte
 	Meta []byte
+
+	QueryNPY, QueryMeta []byte
 }
 
 // ErrUnknownModel is wrapped by errors of Options' functions for a model

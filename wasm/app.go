@@ -16,6 +16,7 @@ import (
 	"syscall/js"
 	"time"
 
+	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/encoder/ortweb"
 	"github.com/dreval/dreval/experiment"
@@ -245,6 +246,10 @@ func (a *app) open(ctx context.Context, name string, _ experiment.ModelOptions) 
 	st := &encodeStats{model: name, label: func() string { return engineLabel(m, e, workers, server) },
 		note: func() string { return engineNote(m, e, server, why) }}
 	m.Query.Embedder = &countingEmbedder{Embedder: m.Query.Embedder, st: st}
+	if v := a.current.queryVectors(name); v != nil {
+		// Counted: only the sequences v does not hold.
+		m.Query.Embedder = experiment.WithQueryVectors(m.Query.Embedder, v)
+	}
 	m.Document.Embedder = &countingEmbedder{Embedder: m.Document.Embedder, st: st}
 	a.current.add(st)
 	return m, nil
@@ -334,7 +339,15 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 	// batch reaches them.
 	a.prepareHelpers(q.Model, e)
 	if len(data.names) == 1 && data.names[0] == "demo" {
-		if err := a.demoVectors(ctx, q.Model, e); err != nil {
+		queries := fetchDemoQueries(q.Model)
+		coll, err := dataset.Load("demo", "test")
+		if err != nil {
+			return nil, err
+		}
+		if err := a.demoVectors(ctx, coll, q.Model, e); err != nil {
+			return nil, err
+		}
+		if err := a.demoQueryVectors(ctx, coll, queries, e); err != nil {
 			return nil, err
 		}
 	}

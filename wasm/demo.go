@@ -6,7 +6,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/experiment"
@@ -36,16 +38,12 @@ type demoMeta struct {
 // corpus (its hash and document ids, in order). A run of the demo then
 // encodes its queries only. Where they do not fit, or the site has none,
 // the run encodes the corpus and the page says why.
-func (a *app) demoVectors(ctx context.Context, name, e string) error {
+func (a *app) demoVectors(ctx context.Context, coll *dataset.Collection, name, e string) error {
 	if name == "bm25" || name == "" || isUpload(name) {
 		return nil
 	}
 	m, _, _, err := a.resolve(ctx, name, e)
 	if err != nil || m.Kind != experiment.Dense {
-		return err
-	}
-	coll, err := dataset.Load("demo", "test")
-	if err != nil {
 		return err
 	}
 	hash := experiment.CorpusHash(coll.Corpus)
@@ -106,5 +104,82 @@ func (a *app) demoVectors(ctx context.Context, name, e string) error {
 		return err
 	}
 	a.current.note(fmt.Sprintf("The %d demo documents' vectors came precomputed (%s.npy, engine %s): only the queries were encoded.", mat.Rows, base, meta.Engine))
+	return nil
+}
+
+// demoQueryFetch is the fetch of a model's precomputed demo query
+// vectors (fetchDemoQueries), started before the model is open.
+type demoQueryFetch struct {
+	name          string
+	wg            sync.WaitGroup
+	js, npy       []byte
+	jsErr, npyErr error
+}
+
+// fetchDemoQueries starts fetching the site's precomputed vectors of the
+// demo queries' clean texts by model name (data/demo/NAME.queries.npy
+// and .json, "dreval site" and "dreval serve" write them); nil for
+// models that have none.
+func fetchDemoQueries(name string) *demoQueryFetch {
+	if name == "bm25" || name == "" || isUpload(name) {
+		return nil
+	}
+	f := &demoQueryFetch{name: name}
+	base := "data/demo/" + name + ".queries"
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		// The .npy only where the .json is: a site without them answers
+		// one 404, which the page expects of optional files.
+		if f.js, f.jsErr = fetchShared(base+".json", 0, ""); f.jsErr == nil {
+			f.npy, f.npyErr = fetchShared(base+".npy", 0, "")
+		}
+	}()
+	return f
+}
+
+// demoQueryVectors gives this run the precomputed demo query vectors f
+// fetched when they are the ones this run's query tower would compute
+// (experiment.CheckQueryVectors: the query tower's and the tokenizer's
+// fingerprints, the queries' hash, ids and the exact token ids of every
+// row), so that the run encodes only the query sequences a perturbation
+// changed: a vector is used only for exactly the id sequence it was made
+// from. Where they do not fit, or the site has none, every query is
+// encoded and the page says why.
+func (a *app) demoQueryVectors(ctx context.Context, coll *dataset.Collection, f *demoQueryFetch, e string) error {
+	if f == nil {
+		return nil
+	}
+	f.wg.Wait()
+	name := f.name
+	m, _, _, err := a.resolve(ctx, name, e)
+	if err != nil || m.Kind != experiment.Dense {
+		return err
+	}
+	base := "data/demo/" + name + ".queries"
+	n := len(coll.Queries)
+	if f.jsErr != nil || f.npyErr != nil {
+		a.current.note(fmt.Sprintf("No precomputed demo query vectors of %s here (%v): encoding the %d queries.", name, errors.Join(f.jsErr, f.npyErr), n))
+		return nil
+	}
+	var meta experiment.QueryVectorsMeta
+	if err := json.Unmarshal(f.js, &meta); err != nil {
+		a.current.note(fmt.Sprintf("%s.json is not query vector metadata (%v): encoding the %d queries.", base, err, n))
+		return nil
+	}
+	mat, err := retrieval.ReadNPY(bytes.NewReader(f.npy), base+".npy")
+	if err != nil {
+		return err
+	}
+	v, why, err := experiment.CheckQueryVectors(m, coll.Queries, meta, mat, base+".npy")
+	if err != nil {
+		return err
+	}
+	if why != "" {
+		a.current.note(fmt.Sprintf("The site's precomputed demo query vectors of %s are not used: %s; encoding the %d queries.", name, why, n))
+		return nil
+	}
+	a.current.setQueryVectors(name, v)
+	a.current.note(fmt.Sprintf("The %d demo queries' clean vectors came precomputed (%s.npy, engine %s): only the query sequences a perturbation changed were encoded.", n, base, meta.Engine))
 	return nil
 }

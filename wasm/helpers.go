@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -143,6 +144,22 @@ func (a *app) prepareHelpers(name, e string) {
 	}
 	for _, p := range a.peerList() {
 		p.port.Call("postMessage", js.ValueOf(map[string]any{"type": "prepare", "model": name, "engine": e}))
+	}
+	// This worker too: its session then opens while the run reads the
+	// demo's vectors, not when its first batch comes.
+	a.prefetchORT(name, e)
+	go a.prepare(name, e)
+}
+
+// prepare opens model name for engine setting e now (a failure comes
+// again with its first use): a dense model's document tower embeds no
+// sequences, which on onnxruntime-web loads the runtime, the graph and
+// the session too. What onnxruntime-web needs beyond the model's files
+// downloads meanwhile (prefetchORT).
+func (a *app) prepare(name, e string) {
+	a.prefetchORT(name, e)
+	if m, err := a.openLocal(context.Background(), name, e); err == nil && m.Kind == experiment.Dense {
+		m.Document.Embedder.EmbedIDs(nil)
 	}
 }
 

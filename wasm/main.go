@@ -49,7 +49,6 @@ import (
 	"syscall/js"
 
 	"github.com/dreval/dreval/dataset"
-	"github.com/dreval/dreval/experiment"
 )
 
 func main() {
@@ -117,9 +116,7 @@ func (a *app) handle(msg, reply js.Value) {
 		// document tower embeds no sequences, which on onnxruntime-web
 		// loads the runtime, the graph and the session too.
 		if e, err := checkEngine(stringOf(msg.Get("engine"))); err == nil {
-			if m, err := a.openLocal(context.Background(), msg.Get("model").String(), e); err == nil && m.Kind == experiment.Dense {
-				m.Document.Embedder.EmbedIDs(nil)
-			}
+			a.prepare(msg.Get("model").String(), e)
 		}
 	case "embed":
 		vecs, dim, err := a.embed(msg)

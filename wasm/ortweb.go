@@ -246,6 +246,16 @@ func (a *app) servedGraph(dir string) (g js.Value, ok bool, err error) {
 	if url == "" || f.Type() != js.TypeFunction {
 		return js.Value{}, false, nil
 	}
+	if p := takeGraphFetch(url); p != nil {
+		<-p.done
+		return p.g, true, p.err
+	}
+	return fetchGraph(f, url, size, name)
+}
+
+// fetchGraph fetches the served model.onnx at url (size bytes, of model
+// name) through the page (drevalFetch f).
+func fetchGraph(f js.Value, url string, size int64, name string) (js.Value, bool, error) {
 	ab, err := await(f.Invoke(url, size, name+"'s "+modelfiles.ONNX))
 	if err != nil {
 		return js.Value{}, true, fmt.Errorf("fetching %s: %v", url, err)
@@ -255,6 +265,74 @@ func (a *app) servedGraph(dir string) (g js.Value, ok bool, err error) {
 		return js.Value{}, true, fmt.Errorf("%s has %d bytes, but the index lists %d: the download was cut short", url, n, size)
 	}
 	return u8, true, nil
+}
+
+// graphFetches holds the served model.onnx fetches prefetchORT started
+// ahead, by URL, each taken once by servedGraph; started lists the URLs
+// ever prefetched, so that a later run does not fetch a graph again.
+var graphFetches struct {
+	sync.Mutex
+	m       map[string]*graphFetch
+	started map[string]bool
+}
+
+// graphFetch is a fetch of a served graph: done is closed when g or err
+// is set.
+type graphFetch struct {
+	done chan struct{}
+	g    js.Value
+	err  error
+}
+
+func takeGraphFetch(url string) *graphFetch {
+	graphFetches.Lock()
+	defer graphFetches.Unlock()
+	p := graphFetches.m[url]
+	delete(graphFetches.m, url)
+	return p
+}
+
+// prefetchORT starts loading, in the background, what a session of
+// model name on onnxruntime-web needs beside the model's own files:
+// onnxruntime-web itself (ortRuntime) and the model.onnx the site serves
+// (taken by servedGraph), so that both download while the Go side opens
+// the model (its files, tokenizer and fingerprints) and the session can
+// be created as soon as it is open. It does nothing for engine setting
+// go, for a model the site serves no model.onnx of (uploads, the static
+// model, BM25), where the site serves no onnxruntime-web, and for a graph
+// it prefetched before.
+func (a *app) prefetchORT(name, e string) {
+	if e == engineGo || name == "" || name == "bm25" || isUpload(name) {
+		return
+	}
+	ep := engineORTWeb
+	if e == engineWebGPU {
+		ep = engineWebGPU
+	}
+	f := js.Global().Get("drevalFetch")
+	if ortServed(ep) != "" || f.Type() != js.TypeFunction {
+		return
+	}
+	url, size, model := a.servedGraphURL(path.Join(modelsDir, name))
+	if url == "" {
+		return
+	}
+	graphFetches.Lock()
+	if graphFetches.started[url] {
+		graphFetches.Unlock()
+		return
+	}
+	if graphFetches.m == nil {
+		graphFetches.m, graphFetches.started = map[string]*graphFetch{}, map[string]bool{}
+	}
+	p := &graphFetch{done: make(chan struct{})}
+	graphFetches.m[url], graphFetches.started[url] = p, true
+	graphFetches.Unlock()
+	go ortRuntime(ep)
+	go func() {
+		defer close(p.done)
+		p.g, _, p.err = fetchGraph(f, url, size, model)
+	}()
 }
 
 // servedGraphURL returns the URL and size of the model.onnx the site

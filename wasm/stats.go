@@ -16,13 +16,32 @@ type runState struct {
 	engine string
 	stats  []*encodeStats
 	notes  []string
+	// queries are the precomputed query vectors of this run's models, by
+	// name (demoQueryVectors).
+	queries map[string]*experiment.QueryVectors
 }
 
 // begin starts a run with engine setting e.
 func (r *runState) begin(e string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.engine, r.stats, r.notes = e, nil, nil
+	r.engine, r.stats, r.notes, r.queries = e, nil, nil, nil
+}
+
+func (r *runState) setQueryVectors(model string, v *experiment.QueryVectors) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.queries == nil {
+		r.queries = map[string]*experiment.QueryVectors{}
+	}
+	r.queries[model] = v
+}
+
+// queryVectors returns the precomputed query vectors of model, or nil.
+func (r *runState) queryVectors(model string) *experiment.QueryVectors {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.queries[model]
 }
 
 func (r *runState) engineSetting() string {

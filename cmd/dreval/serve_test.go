@@ -19,6 +19,7 @@ import (
 	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/modelfiles"
+	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/retrieval"
 	"github.com/dreval/dreval/serve"
@@ -181,7 +182,7 @@ func TestSite(t *testing.T) {
 			settings = append(settings, f)
 		}
 	}
-	if want := fmt.Sprintf("wrote %d files", len(settings)+3); !strings.Contains(stdout, want) {
+	if want := fmt.Sprintf("wrote %d files", len(settings)+5); !strings.Contains(stdout, want) {
 		t.Errorf("site printed %q, want %q", stdout, want)
 	}
 	for _, f := range []string{"models/minilm/config.json", "models/minilm/tokenizer.json"} {
@@ -225,6 +226,40 @@ func TestSite(t *testing.T) {
 	for i, d := range coll.Corpus {
 		if meta.DocIDs[i] != d.ID {
 			t.Fatalf("row %d is %q, want %q", i, meta.DocIDs[i], d.ID)
+		}
+	}
+	// The queries' clean vectors: the ones this model's query tower gives,
+	// made from the ids its tokenizer gives each query.
+	qm, err := retrieval.ReadNPYFile(filepath.Join(out, "data/demo/minilm.queries.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qmeta experiment.QueryVectorsMeta
+	if b, err := os.ReadFile(filepath.Join(out, "data/demo/minilm.queries.json")); err != nil {
+		t.Fatal(err)
+	} else if err := json.Unmarshal(b, &qmeta); err != nil {
+		t.Fatal(err)
+	}
+	model, err := newServeModels(sharedtest.ModelsDir(), experiment.EngineAuto, evalDefaultOrtLib(), "").open("minilm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	qv, why, err := experiment.CheckQueryVectors(model, coll.Queries, qmeta, qm, "minilm.queries.npy")
+	if err != nil || why != "" || qv.Len() == 0 || qm.Rows != len(coll.Queries) {
+		t.Fatalf("the site's query vectors (%d rows) for %d queries: %v %s", qm.Rows, len(coll.Queries), err, why)
+	}
+	vecs, err := model.Query.Embedder.EmbedIDs(qmeta.TokenIDs[:3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range vecs {
+		got, _ := qv.Lookup(qmeta.TokenIDs[i])
+		var dot float64
+		for j := range v {
+			dot += float64(v[j]) * float64(got[j])
+		}
+		if dot < 0.99999 {
+			t.Errorf("query %s: the site's vector is at cosine %.6f from the model's", qmeta.QueryIDs[i], dot)
 		}
 	}
 	// Each row is a unit vector (the model normalises).
@@ -276,10 +311,14 @@ func TestServeDemoCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got.NPY, want.NPY) || !bytes.Equal(got.Meta, want.Meta) {
+	if !bytes.Equal(got.NPY, want.NPY) || !bytes.Equal(got.Meta, want.Meta) || !bytes.Equal(got.QueryNPY, want.QueryNPY) || !bytes.Equal(got.QueryMeta, want.QueryMeta) || len(got.QueryNPY) == 0 {
 		t.Error("the demo data read from the cache differ from the encoded ones")
 	}
-	if last := notes[len(notes)-1]; !strings.Contains(last, "read from "+cache) {
+	read := false
+	for _, n := range notes {
+		read = read || strings.HasPrefix(n, "demo embeddings of static read from "+cache)
+	}
+	if !read {
 		t.Errorf("the second server did not read the cache: %q", notes)
 	}
 	metas, err := filepath.Glob(filepath.Join(cache, "*.json"))

@@ -147,7 +147,33 @@ func (s *serveModels) demo(ctx context.Context, name string) (*serve.DemoData, e
 	if err != nil {
 		return nil, err
 	}
-	return &serve.DemoData{NPY: npy.Bytes(), Meta: append(meta, '\n')}, nil
+	d := &serve.DemoData{NPY: npy.Bytes(), Meta: append(meta, '\n')}
+	if d.QueryNPY, d.QueryMeta, err = s.demoQueries(ctx, m, coll); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// demoQueries returns model m's vectors of the demo queries' clean texts
+// (experiment.EncodeQueryVectors: the query tower, and the id sequence
+// each vector was made from) as .npy and JSON, for the page to encode only
+// the sequences a perturbation changed.
+func (s *serveModels) demoQueries(ctx context.Context, m *experiment.Model, coll *dataset.Collection) (npy, meta []byte, err error) {
+	start := time.Now()
+	mat, qm, err := experiment.EncodeQueryVectors(ctx, m, "demo", coll.Queries)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the demo query vectors of %s: %w", m.Name, err)
+	}
+	s.notef("demo query vectors of %s: %d queries encoded with engine %s in %.1fs", m.Name, mat.Rows, m.Query.Engine, time.Since(start).Seconds())
+	var b bytes.Buffer
+	if err := retrieval.WriteNPY(&b, mat, retrieval.Float32); err != nil {
+		return nil, nil, err
+	}
+	j, err := json.Marshal(qm)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b.Bytes(), append(j, '\n'), nil
 }
 
 func (s *serveModels) notef(format string, args ...any) {

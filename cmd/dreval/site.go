@@ -35,7 +35,8 @@ Writes a self-contained static site: the browser app built into this binary
 (index.html and its files, app.wasm and app.wasm.gz, wasm_exec.js), the files
 of each -model (models/NAME/config.json, tokenizer.json and weights), the
 demo corpus embedded by each model (data/demo/NAME.npy and NAME.json, read
-from the "dreval eval" cache or encoded here), onnxruntime-web (ort/, from
+from the "dreval eval" cache or encoded here) and its queries' clean vectors
+(NAME.queries.npy and .json), onnxruntime-web (ort/, from
 -ort-web) and _headers, the COOP/COEP headers for the hosts that read it.
 The layout is the one "dreval serve" serves, so the app works from any
 static file host.`
@@ -111,6 +112,12 @@ func runSite(env *cliEnv, args []string) error {
 			return err
 		}
 		if err := st.write(filepath.Join(*out, "data", "demo", name+".json"), d.Meta); err != nil {
+			return err
+		}
+		if err := st.write(filepath.Join(*out, "data", "demo", name+".queries.npy"), d.QueryNPY); err != nil {
+			return err
+		}
+		if err := st.write(filepath.Join(*out, "data", "demo", name+".queries.json"), d.QueryMeta); err != nil {
 			return err
 		}
 	}

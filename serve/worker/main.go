@@ -16,7 +16,8 @@ import (
 
 // bundle holds what scripts/worker-build.sh puts there: the models'
 // config.json and tokenizer.json (bundle/models/NAME/) and the demo
-// corpus embeddings (bundle/data/demo/NAME.npy and .json).
+// corpus embeddings (bundle/data/demo/NAME.npy and .json) and its queries'
+// (NAME.queries.npy and .json).
 //
 //go:embed bundle
 var bundle embed.FS
@@ -53,5 +54,13 @@ func demo(ctx context.Context, model string) (*serve.DemoData, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &serve.DemoData{NPY: npy, Meta: meta}, nil
+	d := &serve.DemoData{NPY: npy, Meta: meta}
+	// The queries' clean vectors, where the bundle has them.
+	if q, err := fs.ReadFile(bundle, "bundle/data/demo/"+model+".queries.npy"); err == nil {
+		if d.QueryMeta, err = fs.ReadFile(bundle, "bundle/data/demo/"+model+".queries.json"); err != nil {
+			return nil, err
+		}
+		d.QueryNPY = q
+	}
+	return d, nil
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
@@ -163,6 +164,58 @@ func nativeRunWith(t testing.TB, model, eng, lib string, rate float64, seeds int
 	return res
 }
 
+// perturbedOnly returns how many query sequences a demo run of MiniLM
+// at rate (and 0) with seeds seeds from 1 searches that are not the
+// clean text's ids of a demo query: what the page encodes when the clean
+// queries' vectors come precomputed.
+func perturbedOnly(t testing.TB, lib string, rate float64, seeds int) int {
+	t.Helper()
+	_, n := querySequences(t, lib, rate, seeds)
+	return n
+}
+
+// querySequences returns how many distinct query sequences that run
+// searches, and how many of them are not a demo query's clean ids
+// (perturbedOnly).
+func querySequences(t testing.TB, lib string, rate float64, seeds int) (all, perturbed int) {
+	t.Helper()
+	cfg := experiment.Config{
+		Data:         []string{"demo"},
+		Models:       []string{"minilm"},
+		Registry:     experiment.DefaultRegistry(),
+		ModelOptions: experiment.ModelOptions{Engine: experiment.EngineORT, ModelsDir: sharedtest.ModelsDir(), OrtLibrary: lib},
+		Rates:        []float64{0, rate},
+		Seeds:        seeds,
+		FirstSeed:    1,
+	}
+	m, err := cfg.Registry.Open(context.Background(), "minilm", cfg.ModelOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Close != nil {
+		defer m.Close()
+	}
+	c, err := dataset.Load("demo", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seqs, err := experiment.QuerySequences(cfg, c, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean := map[string]bool{}
+	for _, q := range c.Queries {
+		clean[experiment.QueryKey(m.Query.Tokenizer.EncodeIDs(q.Text))] = true
+	}
+	n := 0
+	for _, s := range seqs {
+		if !clean[experiment.QueryKey(s)] {
+			n++
+		}
+	}
+	return len(seqs), n
+}
+
 // encodedLine matches the status line's "N texts encoded at R texts/s
 // (ENGINE)".
 var encodedLine = regexp.MustCompile(`(\d+) texts encoded at ([0-9.]+) texts/s \(([^)]*)\)`)
@@ -226,13 +279,19 @@ func TestORTWebDemoMatchesNativeORT(t *testing.T) {
 	}
 	native := nativeRunWith(t, "minilm", "ort", lib, 0.1, 1)
 	checkTable(t, eval[[]cell](t, ctx, readTable), native, 0.1, true)
-	// The site's precomputed corpus vectors were used: the page encoded
-	// the queries (clean and perturbed) only.
-	if n, _ := strconv.Atoi(m[1]); n >= native.Datasets[0].Docs {
-		t.Errorf("the page encoded %d texts, as many as the %d documents: the demo vectors were not used (note %q)", n, native.Datasets[0].Docs, note)
+	// The site's precomputed corpus vectors and clean query vectors were
+	// used: the page encoded exactly the query sequences a perturbation
+	// changed.
+	if n, want := atoi(m[1]), perturbedOnly(t, lib, 0.1, 1); n != want || want == 0 {
+		t.Errorf("the page encoded %d texts, want the %d perturbed query sequences that differ from the clean ones (note %q)", n, want, note)
 	}
-	if !strings.Contains(note, "demo documents' vectors came precomputed (data/demo/minilm.npy, engine ort): only the queries were encoded.") {
-		t.Errorf("engine note %q does not say the demo vectors came precomputed", note)
+	for _, want := range []string{
+		"demo documents' vectors came precomputed (data/demo/minilm.npy, engine ort): only the queries were encoded.",
+		"demo queries' clean vectors came precomputed (data/demo/minilm.queries.npy, engine ort): only the query sequences a perturbation changed were encoded.",
+	} {
+		if !strings.Contains(note, want) {
+			t.Errorf("engine note %q does not say %q", note, want)
+		}
 	}
 	screenshot(t, ctx, "demo-minilm-ortweb.png")
 }
@@ -491,5 +550,131 @@ func TestServeEncodesByDefault(t *testing.T) {
 		t.Error("the server encoded nothing")
 	}
 	count.mu.Unlock()
+	checkTable(t, eval[[]cell](t, ctx, readTable), nativeRunWith(t, "minilm", "ort", lib, 0.1, 1), 0.1, true)
+}
+
+// atoi is strconv.Atoi of a number the page wrote, -1 when it is not one.
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// TestORTWebPrefetch: a run with MiniLM on onnxruntime-web from a static
+// host starts downloading onnxruntime-web and the site's model.onnx at
+// once, while the model's own files (the weights the Go side reads for
+// the tokenizer and fingerprints) still download, not after the model is
+// open: the host holds the weights back until model.onnx is asked for.
+// Each file is downloaded once for all the workers.
+func TestORTWebPrefetch(t *testing.T) {
+	sharedtest.ModelDir(t, "minilm")
+	site := ortSite(t)
+	var (
+		mu        sync.Mutex
+		counts    = map[string]int{}
+		armed     bool
+		held      bool // weights asked for after the click, held until model.onnx was asked
+		timedOut  bool
+		onnxOnce  sync.Once
+		onnxAsked = make(chan struct{})
+	)
+	files := staticHost(site, true)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		mu.Lock()
+		counts[p]++
+		gate := armed && strings.HasSuffix(p, ".safetensors")
+		mu.Unlock()
+		if strings.HasSuffix(p, "/model.onnx") {
+			onnxOnce.Do(func() { close(onnxAsked) })
+		}
+		if gate {
+			select {
+			case <-onnxAsked:
+				mu.Lock()
+				held = true
+				mu.Unlock()
+			case <-time.After(60 * time.Second):
+				mu.Lock()
+				timedOut = true
+				mu.Unlock()
+			}
+		}
+		files.ServeHTTP(w, r)
+	})
+	ctx, url := browser(t, 10*time.Minute, h)
+	load(t, ctx, url)
+	mu.Lock()
+	armed = true
+	preloaded := counts["/models/minilm/model.fp16.safetensors"] > 0
+	mu.Unlock()
+	_, status := runDemo(t, ctx, "minilm", "auto", 1)
+	if encodedLine.FindStringSubmatch(status) == nil || !strings.Contains(status, "ort-web wasm") {
+		t.Fatalf("status %q: want texts encoded on onnxruntime-web", status)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	switch {
+	case timedOut:
+		t.Error("model.onnx was not asked for while the weights were held back (60 s): onnxruntime-web's files wait for the model to open")
+	case preloaded:
+		t.Log("the weights were fetched before the run (preloaded with the page): the order is not checked")
+	case !held:
+		t.Errorf("the weights were not asked for after the click (requests: %v)", counts)
+	}
+	for _, p := range []string{"/models/minilm/model.onnx", "/ort/ort-wasm-simd-threaded.wasm"} {
+		if counts[p] != 1 {
+			t.Errorf("%s was requested %d times, want once for every worker", p, counts[p])
+		}
+	}
+}
+
+// TestORTWebDemoQueryVectorsRefused: a site whose precomputed demo query
+// vectors claim another tokenizer (their tokenizer fingerprint edited) has
+// them refused: the note says why, every query sequence is encoded, and
+// the table still equals "dreval eval -engine ort" to 4 decimals.
+func TestORTWebDemoQueryVectorsRefused(t *testing.T) {
+	sharedtest.ModelDir(t, "minilm")
+	lib := ortLib(t)
+	site := ortSite(t)
+	files := staticHost(site, true)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/data/demo/minilm.queries.json" {
+			files.ServeHTTP(w, r)
+			return
+		}
+		b, err := os.ReadFile(filepath.Join(site, "data/demo/minilm.queries.json"))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		var meta map[string]any
+		if err := json.Unmarshal(b, &meta); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		meta["tokenizer_fingerprint"] = "tampered"
+		for k, v := range serve.IsolationHeaders {
+			w.Header().Set(k, v)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(meta)
+	})
+	ctx, url := browser(t, 15*time.Minute, h)
+	load(t, ctx, url)
+	_, status := runDemo(t, ctx, "minilm", "auto", 1)
+	note := eval[string](t, ctx, `document.getElementById("engine-note").textContent`)
+	m := encodedLine.FindStringSubmatch(status)
+	if m == nil {
+		t.Fatalf("the status line %q does not say \"N texts encoded at R texts/s (ENGINE)\"", status)
+	}
+	if !strings.Contains(note, "The site's precomputed demo query vectors of minilm are not used: they were made with another tokenizer (tokenizer fingerprint tampered") {
+		t.Errorf("engine note %q does not say the tampered query vectors were refused", note)
+	}
+	if all, _ := querySequences(t, lib, 0.1, 1); atoi(m[1]) != all {
+		t.Errorf("the page encoded %s texts, want every one of the %d query sequences", m[1], all)
+	}
 	checkTable(t, eval[[]cell](t, ctx, readTable), nativeRunWith(t, "minilm", "ort", lib, 0.1, 1), 0.1, true)
 }
