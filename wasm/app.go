@@ -62,6 +62,10 @@ type app struct {
 	// current is the run in progress (run, reproduce): its engine
 	// setting and what its models encoded.
 	current runState
+	// corpora is what the split searches' corpora are to the helpers
+	// (search.go): in the first worker the last corpus sent, in a helper
+	// the corpora it holds.
+	corpora searchCorpora
 }
 
 type serverChoice struct {

@@ -21,6 +21,9 @@ type peer struct {
 	port    js.Value
 	replies chan js.Value
 	onMsg   js.Func
+	// corpus is the id of the last search corpus sent to this helper
+	// (search.go; guarded by app.mu), 0 for none.
+	corpus int
 }
 
 // peerList returns the helper workers the page gave this worker (the

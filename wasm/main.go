@@ -129,7 +129,7 @@ func (a *app) handle(msg, reply js.Value) {
 		post(map[string]any{"type": "vectors", "dim": dim, "data": buf})
 	case "search":
 		// From the first worker: rank a part of a search's queries.
-		hits, err := searchPart(msg)
+		hits, err := a.searchPart(msg)
 		if err != nil {
 			fail(err)
 			return

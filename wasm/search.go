@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 	"syscall/js"
 
 	"github.com/dreval/dreval/retrieval"
@@ -31,11 +33,9 @@ func (a *app) search(corpus, queries *retrieval.Matrix, opt retrieval.Options) (
 	}
 	dim := queries.Dim
 	size := (queries.Rows + parts - 1) / parts
-	docIDs := make([]any, len(opt.DocIDs))
-	for i, d := range opt.DocIDs {
-		docIDs[i] = d
-	}
-	corpusBytes := jsBytes(floatBytes(corpus.Data[:corpus.Rows*dim]))
+	cid := a.corpora.id(corpus, opt.DocIDs)
+	var corpusBytes js.Value
+	var docIDs []any
 	type sent struct {
 		p      *peer
 		id     int
@@ -51,11 +51,26 @@ func (a *app) search(corpus, queries *retrieval.Matrix, opt retrieval.Options) (
 		a.mu.Lock()
 		a.nextID++
 		id := a.nextID
+		held := p.corpus == cid
+		p.corpus = cid
 		a.mu.Unlock()
-		p.port.Call("postMessage", js.ValueOf(map[string]any{
-			"type": "search", "id": id, "dim": dim, "k": opt.K, "scoring": int(opt.Scoring), "docIDs": docIDs,
-			"corpus": corpusBytes, "queries": jsBytes(floatBytes(queries.Data[lo*dim : hi*dim])),
-		}))
+		m := map[string]any{
+			"type": "search", "id": id, "dim": dim, "k": opt.K, "scoring": int(opt.Scoring), "corpusID": cid,
+			"queries": jsBytes(floatBytes(queries.Data[lo*dim : hi*dim])),
+		}
+		if !held {
+			// The corpus and its ids once per helper: the sweep's
+			// batches and the slider's searches rank against the same.
+			if corpusBytes.IsUndefined() {
+				corpusBytes = jsBytes(floatBytes(corpus.Data[:corpus.Rows*dim]))
+				docIDs = make([]any, len(opt.DocIDs))
+				for i, d := range opt.DocIDs {
+					docIDs[i] = d
+				}
+			}
+			m["corpus"], m["docIDs"] = corpusBytes, docIDs
+		}
+		p.port.Call("postMessage", js.ValueOf(m))
 		pending = append(pending, sent{p, id, lo, hi})
 	}
 	total := int64(queries.Rows) * int64(corpus.Rows)
@@ -82,6 +97,9 @@ func (a *app) search(corpus, queries *retrieval.Matrix, opt retrieval.Options) (
 		}
 		if r.Get("type").String() == "error" {
 			failed = true
+			a.mu.Lock()
+			s.p.corpus = 0 // sent again next time
+			a.mu.Unlock()
 			continue
 		}
 		hits, err := unpackHits(bytesOf(r.Get("data")), s.hi-s.lo, corpus.Rows)
@@ -99,27 +117,101 @@ func (a *app) search(corpus, queries *retrieval.Matrix, opt retrieval.Options) (
 	return out, nil
 }
 
+// searchCorpora is what the split searches' corpora are to the helpers.
+// The first worker numbers each corpus it sends (with its document ids)
+// and sends it to a helper once; the helper keeps the last few it got,
+// by number, and answers an error for one it no longer holds (the first
+// worker then searches alone, and sends the corpus again next time).
+type searchCorpora struct {
+	mu sync.Mutex
+	// The first worker's side: the last corpus numbered (kept alive
+	// here, so that no other matrix can take its address) and the last
+	// number given.
+	last   *retrieval.Matrix
+	lastID []string
+	id0    int
+	// A helper's side: the corpora received, newest last.
+	held []heldCorpus
+}
+
+type heldCorpus struct {
+	id     int
+	corpus *retrieval.Matrix
+	docIDs []string
+}
+
+// keepCorpora is how many corpora a helper holds.
+const keepCorpora = 2
+
+// id returns the number of corpus with docIDs: the last one's when they
+// are the same matrix and slice (a search never changes its inputs),
+// else a new one.
+func (c *searchCorpora) id(corpus *retrieval.Matrix, docIDs []string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	same := c.last == corpus && len(c.lastID) == len(docIDs) && (len(docIDs) == 0 || &c.lastID[0] == &docIDs[0])
+	if !same || c.id0 == 0 {
+		c.id0++
+		c.last, c.lastID = corpus, docIDs
+	}
+	return c.id0
+}
+
+// put keeps a corpus a helper received under its number.
+func (c *searchCorpora) put(h heldCorpus) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.held = append(c.held, h)
+	if len(c.held) > keepCorpora {
+		c.held = slices.Delete(c.held, 0, len(c.held)-keepCorpora)
+	}
+}
+
+// get returns the corpus numbered id a helper holds.
+func (c *searchCorpora) get(id int) (heldCorpus, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, h := range c.held {
+		if h.id == id {
+			return h, true
+		}
+	}
+	return heldCorpus{}, false
+}
+
 // searchPart answers a "search" from the first worker: its query rows
-// ranked by retrieval.TopK against its corpus, the hits packed.
-func searchPart(msg js.Value) ([]byte, error) {
+// ranked by retrieval.TopK against the corpus the message carries, or
+// the one it names when this helper holds it already.
+func (a *app) searchPart(msg js.Value) ([]byte, error) {
 	dim := msg.Get("dim").Int()
-	corpus, err := matrixOf(bytesOf(msg.Get("corpus")), dim)
-	if err != nil {
-		return nil, fmt.Errorf("search: corpus: %w", err)
+	id := msg.Get("corpusID").Int()
+	h, ok := a.corpora.get(id)
+	if c := msg.Get("corpus"); c.Truthy() {
+		corpus, err := matrixOf(bytesOf(c), dim)
+		if err != nil {
+			return nil, fmt.Errorf("search: corpus: %w", err)
+		}
+		h = heldCorpus{id: id, corpus: corpus}
+		ids := msg.Get("docIDs")
+		if n := ids.Length(); n > 0 {
+			h.docIDs = make([]string, n)
+			for i := range h.docIDs {
+				h.docIDs[i] = ids.Index(i).String()
+			}
+		}
+		a.corpora.put(h)
+	} else if !ok {
+		return nil, fmt.Errorf("search: corpus %d is not held here any more", id)
+	}
+	if h.corpus.Dim != dim {
+		return nil, fmt.Errorf("search: corpus %d has %d values a row, the queries %d", id, h.corpus.Dim, dim)
 	}
 	queries, err := matrixOf(bytesOf(msg.Get("queries")), dim)
 	if err != nil {
 		return nil, fmt.Errorf("search: queries: %w", err)
 	}
-	ids := msg.Get("docIDs")
-	opt := retrieval.Options{K: msg.Get("k").Int(), Scoring: retrieval.Scoring(msg.Get("scoring").Int())}
-	if n := ids.Length(); n > 0 {
-		opt.DocIDs = make([]string, n)
-		for i := range opt.DocIDs {
-			opt.DocIDs[i] = ids.Index(i).String()
-		}
-	}
-	hits, err := retrieval.TopK(corpus, queries, opt)
+	opt := retrieval.Options{K: msg.Get("k").Int(), Scoring: retrieval.Scoring(msg.Get("scoring").Int()), DocIDs: h.docIDs}
+	hits, err := retrieval.TopK(h.corpus, queries, opt)
 	if err != nil {
 		return nil, err
 	}
