@@ -197,7 +197,7 @@ const loader = (() => {
     const last = --e.left <= 0;
     clearTimeout(e.drop);
     if (last) files.delete(key);
-    else e.drop = setTimeout(() => { if (files.get(key) === e) files.delete(key); }, DROP_MS);
+    else if (Number.isFinite(e.left)) e.drop = setTimeout(() => { if (files.get(key) === e) files.delete(key); }, DROP_MS); // keep's stay
     return e.promise.then((a) => ({ data: a.data, sha256: a.sha256, last }));
   }
 
