@@ -70,7 +70,6 @@ func takeSIMDKernel(dim int) blockKernel {
 // chunk at offset 0, then the queries, then the scores.
 type simdKernel struct {
 	memory, dots js.Value
-	corpus       int // bytes of the corpus chunk in memory
 	out          []float32
 }
 
@@ -100,9 +99,8 @@ func (k *simdKernel) scores(q []float32, mq int, c []float32, nc, dim int, newCo
 	}
 	buf := k.memory.Get("buffer")
 	u8 := js.Global().Get("Uint8Array")
-	if newCorpus || k.corpus != cb {
+	if newCorpus {
 		js.CopyBytesToJS(u8.New(buf, 0, cb), floatBytes(c))
-		k.corpus = cb
 	}
 	js.CopyBytesToJS(u8.New(buf, qOff, qb), floatBytes(q))
 	k.dots.Invoke(qOff, mq, 0, nc, dim, oOff)

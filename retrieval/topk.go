@@ -278,7 +278,7 @@ const (
 type blockKernel interface {
 	// scores returns out[i*nc + j] = dot(q_i, c_j) for i < mq, j < nc,
 	// valid until the next call. newCorpus says that c differs from the
-	// last call's.
+	// last call's: it must be set on a kernel's first call in a search.
 	scores(q []float32, mq int, c []float32, nc, dim int, newCorpus bool) ([]float32, error)
 	// release gives the kernel back for another search.
 	release()

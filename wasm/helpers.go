@@ -50,6 +50,24 @@ func (a *app) peerList() []*peer {
 	return a.peers
 }
 
+// requestID numbers a request to a helper.
+func (a *app) requestID() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.nextID++
+	return a.nextID
+}
+
+// reply waits for the helper's answer to request id, skipping answers to
+// requests given up on.
+func (p *peer) reply(id int) js.Value {
+	for {
+		if r := <-p.replies; r.Get("id").Int() == id {
+			return r
+		}
+	}
+}
+
 // helperEmbedder splits every batch between this worker and its helpers:
 // the helpers get their chunks first, this worker embeds its own while
 // they work, then collects theirs. Each sequence's vector does not depend
@@ -86,10 +104,7 @@ func (h *helperEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 			break
 		}
 		p := h.peers[i-1]
-		h.a.mu.Lock()
-		h.a.nextID++
-		id := h.a.nextID
-		h.a.mu.Unlock()
+		id := h.a.requestID()
 		data, lens := packIDs(ids[lo:hi])
 		p.port.Call("postMessage", js.ValueOf(map[string]any{
 			"type": "embed", "id": id, "model": h.model, "engine": h.engine, "side": h.side, "data": jsBytes(data), "lens": jsBytes(lens),
@@ -104,13 +119,7 @@ func (h *helperEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 	copy(out, mine)
 	dim := h.local.Dim()
 	for _, s := range pending {
-		var r js.Value
-		for {
-			r = <-s.p.replies
-			if r.Get("id").Int() == s.id {
-				break
-			}
-		}
+		r := s.p.reply(s.id)
 		if r.Get("type").String() == "error" {
 			return nil, fmt.Errorf("helper worker: %s", r.Get("message").String())
 		}
@@ -148,9 +157,9 @@ func (a *app) prepareHelpers(name, e string) {
 	for _, p := range a.peerList() {
 		p.port.Call("postMessage", js.ValueOf(map[string]any{"type": "prepare", "model": name, "engine": e}))
 	}
-	// This worker too: its session then opens while the run reads the
-	// demo's vectors, not when its first batch comes.
-	a.prefetchORT(name, e)
+	// This worker too (prepare starts the downloads first): its session
+	// then opens while the run reads the demo's vectors, not when its
+	// first batch comes.
 	go a.prepare(name, e)
 }
 

@@ -48,9 +48,8 @@ func (a *app) search(corpus, queries *retrieval.Matrix, opt retrieval.Options) (
 			break
 		}
 		p := peers[i-1]
+		id := a.requestID()
 		a.mu.Lock()
-		a.nextID++
-		id := a.nextID
 		held := p.corpus == cid
 		p.corpus = cid
 		a.mu.Unlock()
@@ -88,13 +87,7 @@ func (a *app) search(corpus, queries *retrieval.Matrix, opt retrieval.Options) (
 	copy(out, mine)
 	failed := false
 	for _, s := range pending {
-		var r js.Value
-		for {
-			r = <-s.p.replies
-			if r.Get("id").Int() == s.id {
-				break
-			}
-		}
+		r := s.p.reply(s.id)
 		if r.Get("type").String() == "error" {
 			failed = true
 			a.mu.Lock()
@@ -124,12 +117,12 @@ func (a *app) search(corpus, queries *retrieval.Matrix, opt retrieval.Options) (
 // worker then searches alone, and sends the corpus again next time).
 type searchCorpora struct {
 	mu sync.Mutex
-	// The first worker's side: the last corpus numbered (kept alive
-	// here, so that no other matrix can take its address) and the last
-	// number given.
-	last   *retrieval.Matrix
-	lastID []string
-	id0    int
+	// The first worker's side: the last corpus numbered with its
+	// document ids (kept alive here, so that no other matrix can take
+	// their addresses) and its number.
+	last       *retrieval.Matrix
+	lastDocIDs []string
+	lastNum    int
 	// A helper's side: the corpora received, newest last.
 	held []heldCorpus
 }
@@ -149,12 +142,12 @@ const keepCorpora = 2
 func (c *searchCorpora) id(corpus *retrieval.Matrix, docIDs []string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	same := c.last == corpus && len(c.lastID) == len(docIDs) && (len(docIDs) == 0 || &c.lastID[0] == &docIDs[0])
-	if !same || c.id0 == 0 {
-		c.id0++
-		c.last, c.lastID = corpus, docIDs
+	same := c.last == corpus && len(c.lastDocIDs) == len(docIDs) && (len(docIDs) == 0 || &c.lastDocIDs[0] == &docIDs[0])
+	if !same || c.lastNum == 0 {
+		c.lastNum++
+		c.last, c.lastDocIDs = corpus, docIDs
 	}
-	return c.id0
+	return c.lastNum
 }
 
 // put keeps a corpus a helper received under its number.
