@@ -6,6 +6,7 @@ import (
 
 	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/internal/sharedtest"
 )
 
 // BenchmarkRunDemoFake measures the pipeline around the model: perturbing,
@@ -36,6 +37,36 @@ func BenchmarkRunDemoSlider(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		cfg, _ := fakeConfig(c)
 		cfg.Rates, cfg.Seeds, cfg.K, cfg.Resamples = []float64{0, 0.1}, 1, 100, 10000
+		if _, err := experiment.Run(context.Background(), cfg, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRunLessonStatic measures the page's opening lesson natively:
+// the installed static model on the demo at the page's sweep (7 rates,
+// 5 seeds, top 100, every query decoded for the inspector, the paired
+// tests deferred as the page defers them), model opening included.
+func BenchmarkRunLessonStatic(b *testing.B) {
+	sharedtest.ModelDir(b, "static")
+	c, err := dataset.Demo("test")
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg := experiment.DefaultRegistry()
+	for b.Loop() {
+		cfg := experiment.Config{
+			Collections:  []*dataset.Collection{c},
+			Models:       []string{"static"},
+			Registry:     reg,
+			ModelOptions: experiment.ModelOptions{Engine: "go", ModelsDir: sharedtest.ModelsDir()},
+			Rates:        []float64{0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5},
+			Seeds:        5,
+			K:            100,
+			Examples:     1 << 20,
+			Resamples:    10000,
+			DeferTests:   true,
+		}
 		if _, err := experiment.Run(context.Background(), cfg, nil); err != nil {
 			b.Fatal(err)
 		}
