@@ -37,7 +37,8 @@ type Session struct {
 	// it must return what TopK returns for the same arguments.
 	Search func(corpus, queries *retrieval.Matrix, opt retrieval.Options) ([][]retrieval.Hit, error)
 
-	mu          sync.Mutex
+	mu          sync.Mutex // held by a run
+	collMu      sync.Mutex // guards collections (Collection is called outside runs)
 	collections map[[2]string]*dataset.Collection
 	hashes      map[*dataset.Collection]*collectionHashes
 	indexes     map[indexKey]*memoIndex
@@ -62,13 +63,19 @@ func (s *Session) Run(ctx context.Context, cfg Config, progress func(Event)) (*r
 	return run(ctx, s, cfg, progress)
 }
 
-// collection returns the built-in collection name's split, loaded once;
-// other data is loaded by each run, since a directory may change between
-// runs.
+// Collection returns collection name's split as the session's runs load
+// it: the built-in collection loaded once; other data loaded by each
+// call, since a directory may change between runs.
+func (s *Session) Collection(name, split string) (*dataset.Collection, error) {
+	return s.collection(name, split)
+}
+
 func (s *Session) collection(name, split string) (*dataset.Collection, error) {
 	if name != "demo" {
 		return dataset.Load(name, split)
 	}
+	s.collMu.Lock()
+	defer s.collMu.Unlock()
 	key := [2]string{name, split}
 	if c, ok := s.collections[key]; ok {
 		return c, nil

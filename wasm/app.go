@@ -16,7 +16,6 @@ import (
 	"syscall/js"
 	"time"
 
-	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/encoder/ortweb"
 	"github.com/dreval/dreval/experiment"
@@ -290,6 +289,10 @@ type runRequest struct {
 	Resamples int       `json:"resamples"`
 	// Engine is the page's Engine setting (auto, ort-web, webgpu, go).
 	Engine string `json:"engine"`
+	// Lesson marks the opening lesson, which the page asks for before
+	// it knows which models the site serves: a model the site does not
+	// serve skips it (the answer's "skipped" says why) instead of failing.
+	Lesson bool `json:"lesson"`
 }
 
 // decode reads a JSON-compatible JS value into v.
@@ -329,11 +332,23 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 	if err != nil {
 		return nil, err
 	}
+	if q.Lesson {
+		if why, known := a.availability()[q.Model]; !known || why != "" {
+			if !known {
+				why = "not one of the site's models"
+			}
+			return map[string]any{"skipped": q.Model + ": " + why}, nil
+		}
+	}
 	if isUpload(q.Model) {
 		// Uploaded models live in modelsDir under names of their own.
 		a.registry.Register(q.Model, a.open)
 	}
 	start := time.Now()
+	// The model's files download and the model opens while the
+	// collection loads (openLocal opens it once: the run's own open
+	// below waits for this one).
+	go a.openLocal(ctx, q.Model, e)
 	a.current.begin(e)
 	data, err := a.data(q.Data, q.Split)
 	if err != nil {
@@ -344,7 +359,7 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 	a.prepareHelpers(q.Model, e)
 	if len(data.names) == 1 && data.names[0] == "demo" {
 		queries := fetchDemoQueries(q.Model)
-		coll, err := dataset.Load("demo", "test")
+		coll, err := a.session.Collection("demo", "test") // the run's own
 		if err != nil {
 			return nil, err
 		}

@@ -15,29 +15,12 @@ import (
 	"github.com/dreval/dreval/retrieval"
 )
 
-// demoMeta is data/demo/MODEL.json, as "dreval serve" serves it and
-// "dreval site" writes it (cmd/dreval/servemodels.go): what made the
-// vectors of data/demo/MODEL.npy.
-type demoMeta struct {
-	Dataset              string   `json:"dataset"`
-	Model                string   `json:"model"`
-	ModelFingerprint     string   `json:"model_fingerprint"`
-	Engine               string   `json:"engine"`
-	TokenizerFingerprint string   `json:"tokenizer_fingerprint"`
-	CorpusSHA256         string   `json:"corpus_sha256"`
-	Rows                 int      `json:"rows"`
-	Dim                  int      `json:"dim"`
-	DocIDs               []string `json:"doc_ids"`
-}
-
 // demoVectors puts the site's precomputed demo corpus vectors of model
 // name into the corpus cache when they are the ones this run would
-// compute: made from the same model files with the same engine family
-// (the document tower's fingerprint), the same tokenizer (its
-// fingerprint: a tampered tokenizer never meets them) and the same
-// corpus (its hash and document ids, in order). A run of the demo then
-// encodes its queries only. Where they do not fit, or the site has none,
-// the run encodes the corpus and the page says why.
+// compute (experiment.CorpusVectorsMeta.Fits: the same document tower
+// and engine family, the same tokenizer, the same corpus). A run of the
+// demo then encodes its queries only. Where they do not fit, or the site
+// has none, the run encodes the corpus and the page says why.
 func (a *app) demoVectors(ctx context.Context, coll *dataset.Collection, name, e string) error {
 	if name == "bm25" || name == "" || isUpload(name) {
 		return nil
@@ -57,33 +40,12 @@ func (a *app) demoVectors(ctx context.Context, coll *dataset.Collection, name, e
 		a.current.note(fmt.Sprintf("No precomputed demo vectors of %s here (%v): encoding the %d documents.", name, err, len(coll.Corpus)))
 		return nil
 	}
-	var meta demoMeta
+	var meta experiment.CorpusVectorsMeta
 	if err := json.Unmarshal(b, &meta); err != nil {
 		a.current.note(fmt.Sprintf("%s.json is not demo metadata (%v): encoding the %d documents.", base, err, len(coll.Corpus)))
 		return nil
 	}
-	why := ""
-	switch {
-	case meta.CorpusSHA256 != hash || len(meta.DocIDs) != len(coll.Corpus):
-		why = "they embed another version of the demo corpus"
-	case meta.ModelFingerprint != m.Document.Fingerprint && meta.Engine != m.Document.Engine:
-		why = fmt.Sprintf("they were computed by engine %s, this run's vectors by %s", meta.Engine, m.Document.Engine)
-	case meta.ModelFingerprint != m.Document.Fingerprint:
-		why = "they were made by other model files or settings (model fingerprint " + meta.ModelFingerprint + ", this run's " + m.Document.Fingerprint + ")"
-	case meta.TokenizerFingerprint != m.Document.Tokenizer.Fingerprint():
-		why = "they were made with another tokenizer (tokenizer fingerprint " + meta.TokenizerFingerprint + ")"
-	case meta.Dim != m.Document.Embedder.Dim() || meta.Rows != len(coll.Corpus):
-		why = fmt.Sprintf("they are %d vectors of %d values, the model makes %d of %d", meta.Rows, meta.Dim, len(coll.Corpus), m.Document.Embedder.Dim())
-	}
-	if why == "" {
-		for i, d := range coll.Corpus {
-			if meta.DocIDs[i] != d.ID {
-				why = fmt.Sprintf("their row %d is document %q, the corpus's %q", i, meta.DocIDs[i], d.ID)
-				break
-			}
-		}
-	}
-	if why != "" {
+	if why := meta.Fits(m, coll.Corpus, hash); why != "" {
 		a.current.note(fmt.Sprintf("The site's precomputed demo vectors of %s are not used: %s; encoding the %d documents.", name, why, len(coll.Corpus)))
 		return nil
 	}
@@ -96,8 +58,8 @@ func (a *app) demoVectors(ctx context.Context, coll *dataset.Collection, name, e
 	if err != nil {
 		return err
 	}
-	if mat.Rows != meta.Rows || mat.Dim != meta.Dim {
-		return fmt.Errorf("%s.npy holds %d x %d values, but %s.json says %d x %d", base, mat.Rows, mat.Dim, base, meta.Rows, meta.Dim)
+	if err := meta.CheckMatrix(mat, base+".npy"); err != nil {
+		return err
 	}
 	if err := a.cache.Put(key, mat, experiment.CacheMeta{Model: name, ModelFingerprint: meta.ModelFingerprint,
 		TokenizerFingerprint: meta.TokenizerFingerprint, CorpusSHA256: hash, Rows: mat.Rows, Dim: mat.Dim}); err != nil {

@@ -212,7 +212,7 @@ func TestSite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var meta demoMeta
+	var meta experiment.CorpusVectorsMeta
 	b, err := os.ReadFile(filepath.Join(out, "data/demo/minilm.json"))
 	if err != nil {
 		t.Fatal(err)

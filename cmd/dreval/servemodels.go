@@ -89,20 +89,6 @@ func (s *serveModels) encoder(ctx context.Context, name, side string) (serve.Enc
 	return experiment.NewTextEncoder(m, side)
 }
 
-// demoMeta is /data/demo/MODEL.json: what made the vectors of
-// /data/demo/MODEL.npy, and the document id of each row.
-type demoMeta struct {
-	Dataset              string   `json:"dataset"`
-	Model                string   `json:"model"`
-	ModelFingerprint     string   `json:"model_fingerprint"`
-	Engine               string   `json:"engine"`
-	TokenizerFingerprint string   `json:"tokenizer_fingerprint"`
-	CorpusSHA256         string   `json:"corpus_sha256"`
-	Rows                 int      `json:"rows"`
-	Dim                  int      `json:"dim"`
-	DocIDs               []string `json:"doc_ids"`
-}
-
 // demo implements serve.Options.Demo: model name's embeddings of the demo
 // corpus, from the experiment's corpus cache when it holds them (checked
 // as "dreval eval" checks them: experiment.CorpusVectors), else encoded
@@ -131,19 +117,11 @@ func (s *serveModels) demo(ctx context.Context, name string) (*serve.DemoData, e
 	} else {
 		s.notef("demo embeddings of %s: %d documents encoded with engine %s in %.1fs", name, mat.Rows, m.Engine, time.Since(start).Seconds())
 	}
-	tokFP := m.Document.Tokenizer.Fingerprint()
 	var npy bytes.Buffer
 	if err := retrieval.WriteNPY(&npy, mat, retrieval.Float32); err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(coll.Corpus))
-	for i, d := range coll.Corpus {
-		ids[i] = d.ID
-	}
-	meta, err := json.MarshalIndent(demoMeta{
-		Dataset: "demo", Model: name, ModelFingerprint: m.Document.Fingerprint, Engine: m.Document.Engine,
-		TokenizerFingerprint: tokFP, CorpusSHA256: corpusHash, Rows: mat.Rows, Dim: mat.Dim, DocIDs: ids,
-	}, "", "  ")
+	meta, err := json.MarshalIndent(experiment.NewCorpusVectorsMeta(m, "demo", coll.Corpus, corpusHash, mat), "", "  ")
 	if err != nil {
 		return nil, err
 	}

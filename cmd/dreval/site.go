@@ -45,7 +45,7 @@ func runSite(env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "site", siteUsage)
 	out := fs.String("out", "", "output `directory` (created; existing files are overwritten)")
 	models := modelsDirFlag(fs)
-	modelList := fs.String("model", "minilm", "installed models to include, comma-separated `names`")
+	modelList := fs.String("model", "static,minilm", "installed models to include, comma-separated `names`")
 	engine := fs.String("engine", "auto", "engine encoding the demo corpus: auto, go or ort")
 	ortLib := fs.String("ort-lib", evalDefaultOrtLib(), "ONNX Runtime shared `library`")
 	cacheDir := fs.String("cache", evalDefaultCacheDir(), "corpus embedding cache `directory` shared with \"dreval eval\" (\"\": none)")

@@ -51,13 +51,26 @@ func BenchmarkBrowserPageLoad(b *testing.B) {
 // workers used until then (figures a loaded machine does not inflate as
 // it does the wall-clock ones). It logs the timeline of the last load:
 // each status line the page showed, at ms since the load began.
+//
+// The page is served from the tests' site (the app and the installed
+// models, no precomputed demo vectors), or, with $DREVAL_BENCH_SITE set,
+// from that "dreval site" output (static and minilm by default, with
+// each model's precomputed demo vectors) as a plain file host with the
+// site's COOP/COEP headers, which is what a deployed site serves:
+//
+//	build/dreval site -out /tmp/site
+//	DREVAL_BENCH_SITE=/tmp/site go test ./ui/e2e -run '^$' -bench BrowserOpeningLesson -benchtime 3x
 func BenchmarkBrowserOpeningLesson(b *testing.B) {
 	sharedtest.ModelDir(b, "static")
 	var lesson, table, busiest, workers float64
 	var timeline []string
 	seen := map[string]bool{}
+	host := func() http.Handler { return fileServer(b) }
+	if dir := os.Getenv("DREVAL_BENCH_SITE"); dir != "" {
+		host = func() http.Handler { return staticHost(dir, true) }
+	}
 	for b.Loop() {
-		ctx, url := browser(b, 10*time.Minute, fileServer(b))
+		ctx, url := browser(b, 10*time.Minute, host())
 		load(b, ctx, url)
 		cpu := workerCPU(seen)
 		for _, c := range cpu {

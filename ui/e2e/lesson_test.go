@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/metrics"
@@ -512,4 +514,57 @@ func TestMetricsScoringChoices(t *testing.T) {
 			t.Errorf("%+v: the page's metrics differ from dreval metrics':\npage:\n%s\nnative:\n%s", c, got, want.String())
 		}
 	}
+}
+
+// TestLessonSkippedWithoutStatic opens the page on a site that does not
+// serve the static model: the opening lesson, asked for before the page
+// knows which models the site serves, is skipped with a status that says
+// why, not failed, and the model choice falls to one the site serves.
+func TestLessonSkippedWithoutStatic(t *testing.T) {
+	dir := sharedtest.ModelDir(t, "minilm")
+	sharedtest.ModelDir(t, "static")
+	models := t.TempDir()
+	if err := os.Symlink(dir, filepath.Join(models, "minilm")); err != nil {
+		t.Fatal(err)
+	}
+	x, err := modelfiles.IndexFS(os.DirFS(models))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.SetPreload(modelfiles.LessonModel) // static is not there: nothing
+	index, err := json.Marshal(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := fileServer(t)
+	var asked sync.Map
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/models/"+modelfiles.IndexFile:
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(index)
+		case strings.HasPrefix(r.URL.Path, "/models/static/"):
+			asked.Store(r.URL.Path, true)
+			http.NotFound(w, r)
+		default:
+			files.ServeHTTP(w, r)
+		}
+	})
+	ctx, url := browser(t, 2*time.Minute, h)
+	load(t, ctx, url)
+	if got := eval[string](t, ctx, `document.body.dataset.lesson`); got != "skipped" {
+		t.Fatalf("the opening lesson on a site without static: %q, want skipped", got)
+	}
+	status := eval[string](t, ctx, `document.getElementById("status").textContent`)
+	if !strings.Contains(status, "did not run") || !strings.Contains(status, "static") {
+		t.Errorf("status %q does not say that the lesson did not run and why", status)
+	}
+	if eval[bool](t, ctx, `!document.getElementById("results").hidden && document.getElementById("table").textContent.trim() !== ""`) {
+		t.Error("results are shown, but the lesson did not run")
+	}
+	waitJS(t, ctx, `document.getElementById("model").value !== "static"`, 30*time.Second)
+	asked.Range(func(k, _ any) bool {
+		t.Errorf("the page asked for %s, which the index does not list", k)
+		return true
+	})
 }

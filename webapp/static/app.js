@@ -135,7 +135,8 @@ function startPool(note) {
   setStatus("Starting " + n + " worker(s)…");
   state.pool.ready.then(
     () => {
-      setStatus((note || "") + "Ready: " + n + " worker(s), one wasm instance each.");
+      // A run asked for before (the opening lesson) says how it goes.
+      if (!state.busy) setStatus((note || "") + "Ready: " + n + " worker(s), one wasm instance each.");
       if (!document.body.dataset.readyMs) document.body.dataset.readyMs = performance.now().toFixed(1);
       document.body.dataset.ready = "true";
     },
@@ -361,7 +362,7 @@ async function runVectors() {
 }
 
 // run runs the experiment at the given rates, showing rate show.
-async function run(rates, show, started) {
+async function run(rates, show, started, lesson) {
   const data = dataKind() === "beir" ? await uploadBEIR() : "demo";
   // "upload": the model chosen in the Model fieldset (model-upload.js).
   seedsOf("seeds", "Seeds");
@@ -370,9 +371,11 @@ async function run(rates, show, started) {
     model, data, split: "test", mode: $("mode").value, rates,
     seeds: seedsOf("seeds", "Seeds"), firstSeed: Number($("first-seed").value) || 1,
     show, trec: $("trec").checked, engine: $("engine").value,
+    lesson: !!lesson, // skipped, not failed, where the site does not serve the model
   };
   setStatus("Running " + request.model + " on " + data + "…");
   const ans = await state.pool.request({ type: "run", request }, onProgress);
+  if (ans.skipped) throw Object.assign(new Error(ans.skipped), { skipped: true });
   state.results = ans;
   state.key = [data, request.model, request.mode, request.seeds, request.firstSeed, request.engine].join("|");
   showResults(ans);
@@ -407,9 +410,12 @@ async function go(job, lesson) {
   delete $("timing").dataset.ms;
   delete $("timing").dataset.runMs;
   const started = performance.now();
+  let skipped = false;
   try {
-    await state.pool.ready;
-    await job(started);
+    // The opening lesson is asked for at once: the first worker starts
+    // it as soon as its Go program runs (worker.js queues it).
+    if (!lesson) await state.pool.ready;
+    await job(started, lesson);
     // When the opening sweep was over (its inspector shown) and when its
     // table and chart were on screen, in ms since the page's load.
     if (lesson) {
@@ -417,14 +423,15 @@ async function go(job, lesson) {
       document.body.dataset.lessonTableMs = (state.viewAt || performance.now()).toFixed(0);
     }
   } catch (e) {
-    if (e.shownInline) setStatus("Stopped: see the error under the model's files.");
+    if (e.skipped) { skipped = true; setStatus("Ready: the opening lesson did not run (" + e.message + ")."); }
+    else if (e.shownInline) setStatus("Stopped: see the error under the model's files.");
     else if (e.message !== "cancelled") showError(e.message);
   } finally {
     setBusy(false);
     syncForm();
     // The opening lesson is not one of the user's runs (body's
     // data-lesson says when it is over).
-    if (lesson) document.body.dataset.lesson = "done";
+    if (lesson) document.body.dataset.lesson = skipped ? "skipped" : "done";
     else document.body.dataset.runs = String(Number(document.body.dataset.runs || 0) + 1);
   }
   if (state.queued) { const j = state.queued; state.queued = null; go(j); }
@@ -444,7 +451,7 @@ function sweepJob() {
   const rates = [0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5];
   if (!rates.includes(r)) rates.push(r);
   rates.sort((a, b) => a - b);
-  return (t) => run(rates, r, t);
+  return (t, lesson) => run(rates, r, t, lesson);
 }
 
 function download(name, type, data) {
@@ -475,11 +482,11 @@ async function checkModels() {
 }
 
 // lesson runs the opening sweep: the static model on the demo at 0 to 50%
-// with the form's defaults (idshift, 5 seeds), unless the site does not
-// serve static or the user started something first.
-async function lesson() {
-  const unavailable = await state.models;
-  if (unavailable.static || state.busy || state.results || dataKind() !== "demo" || $("model").value !== "static") {
+// with the form's defaults (idshift, 5 seeds), unless the user started
+// something first; the worker skips it where the site does not serve
+// static.
+function lesson() {
+  if (state.busy || state.results || dataKind() !== "demo" || $("model").value !== "static") {
     document.body.dataset.lesson = "skipped";
     return;
   }

@@ -211,7 +211,12 @@ const loader = (() => {
   // for the model no sooner in the workers (README, the opening lesson).
   const asked = new Set(); // URLs file was asked for
   function preload(indexURL) {
-    const listed = fetch(indexURL, { cache: "no-cache" }).then((r) => r.ok ? r.json() : {});
+    // The index itself is one of the files the workers ask for (Go reads
+    // it to know which models the site serves): fetched once, here.
+    const key = abs(indexURL);
+    asked.add(key);
+    const e = files.get(key) || entry(key, 0, "the model index", undefined);
+    const listed = e.promise.then((a) => JSON.parse(new TextDecoder().decode(a.data)));
     Promise.all([listed, module()]).then(([x]) => {
       for (const f of (x && x.preload) || []) {
         const key = abs(f.url);
