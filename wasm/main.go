@@ -19,7 +19,9 @@
 //     report's reproduction as HTML and as Markdown.
 //   - "embed" (from the first worker, through a MessagePort): embeds a
 //     chunk of token-id sequences with the named model; "prepare" opens
-//     that model ahead of the first chunk and answers nothing; "search"
+//     that model ahead of the first chunk and answers nothing ("warm",
+//     from the page when a model is chosen, has every worker that will
+//     embed with it prepare it); "search"
 //     ranks a part of a search's queries (search.go).
 //   - "metrics": scores an uploaded TREC run against uploaded qrels, as
 //     "dreval metrics" does.
@@ -110,6 +112,14 @@ func (a *app) handle(msg, reply js.Value) {
 		}
 		out["type"] = "view"
 		post(out)
+	case "warm":
+		// From the page, when a model is chosen: open it in every worker
+		// that will embed with it (as a run does first), answering once
+		// that is started.
+		if e, err := checkEngine(stringOf(msg.Get("engine"))); err == nil {
+			a.prepareHelpers(msg.Get("model").String(), e)
+		}
+		post(map[string]any{"type": "warming"})
 	case "prepare":
 		// From the first worker: open a model now, answering nothing (an
 		// error comes again with the first "embed"). A dense model's

@@ -631,6 +631,56 @@ func TestORTWebPrefetch(t *testing.T) {
 	}
 }
 
+// TestModelWarmedOnSelect: choosing MiniLM in the form (a change event,
+// as a user's choice fires) starts its downloads in the workers before
+// Run is clicked: the graph and onnxruntime-web's binary are asked for
+// without a run, and the run that follows asks for neither again.
+func TestModelWarmedOnSelect(t *testing.T) {
+	sharedtest.ModelDir(t, "minilm")
+	var (
+		mu     sync.Mutex
+		counts = map[string]int{}
+	)
+	files := staticHost(ortSite(t), true)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		counts[r.URL.Path]++
+		mu.Unlock()
+		files.ServeHTTP(w, r)
+	})
+	asked := func(p string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return counts[p]
+	}
+	ctx, url := browser(t, 10*time.Minute, h)
+	load(t, ctx, url)
+	const graph, runtime = "/models/minilm/model.onnx", "/ort/ort-wasm-simd-threaded.wasm"
+	if asked(graph) != 0 {
+		t.Fatalf("%s was asked for before MiniLM was chosen", graph)
+	}
+	eval[bool](t, ctx, `(() => { const s = document.getElementById("model"); s.value = "minilm"; s.dispatchEvent(new Event("change")); return true; })()`)
+	deadline := time.Now().Add(60 * time.Second)
+	for (asked(graph) == 0 || asked(runtime) == 0) && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if asked(graph) == 0 || asked(runtime) == 0 {
+		t.Fatalf("choosing MiniLM did not start its downloads within 60 s (%s: %d, %s: %d)", graph, asked(graph), runtime, asked(runtime))
+	}
+	if runs := eval[string](t, ctx, `document.body.dataset.runs || ""`); runs != "" {
+		t.Fatalf("a run started (%s) without a click on Run", runs)
+	}
+	_, status := runDemo(t, ctx, "minilm", "auto", 1)
+	if !strings.Contains(status, "ort-web wasm") {
+		t.Fatalf("status %q: want texts encoded on onnxruntime-web", status)
+	}
+	for _, p := range []string{graph, runtime} {
+		if n := asked(p); n != 1 {
+			t.Errorf("%s was requested %d times, want once: the run uses what the choice fetched", p, n)
+		}
+	}
+}
+
 // TestORTWebDemoQueryVectorsRefused: a site whose precomputed demo query
 // vectors claim another tokenizer (their tokenizer fingerprint edited) has
 // them refused: the note says why, every query sequence is encoded, and

@@ -522,6 +522,15 @@ function init() {
   lesson();
   syncForm();
   for (const el of document.querySelectorAll("input[name=data]")) el.addEventListener("change", syncForm);
+  // A model chosen in the form starts opening in the workers at once (its
+  // files, onnxruntime-web and its sessions), not when Run is clicked.
+  const warm = () => {
+    const model = $("model").value;
+    if (model === "upload") return;
+    state.pool.ready.then(() => state.pool.request({ type: "warm", model, engine: $("engine").value })).catch(() => {});
+  };
+  $("model").addEventListener("change", warm);
+  $("engine").addEventListener("change", warm);
   $("controls").addEventListener("submit", (e) => { e.preventDefault(); go(runJob()); });
   $("sweep").addEventListener("click", () => go(sweepJob()));
   $("rate").addEventListener("input", () => { $("rate-out").textContent = $("rate").value + "%"; });
