@@ -287,27 +287,9 @@ var takeBlockKernel = func(dim int) blockKernel { return nil }
 // corpus row c0+j) to the queries' candidate sets.
 func (s *searcher) collect(sets []candSet, out []float32, q0, c0, nc int) error {
 	for i := range sets {
-		cs := &sets[i]
-		h, th := cs.hits, cs.th
-		o := out[i : i+4*(nc-1)+1]
-		for j := 0; j < nc; j++ {
-			v := o[4*j]
-			if s.cInv != nil {
-				v = v * s.qInv[q0+i] * s.cInv[c0+j]
-			}
-			if v >= th || v != v {
-				if v-v != 0 { // NaN or ±Inf
-					return scoreError(q0+i, c0+j, v)
-				}
-				h = append(h, Hit{Doc: c0 + j, Score: v})
-				if len(h) == cs.limit {
-					cs.hits = h
-					cs.cut(s, s.k)
-					h, th = cs.hits, cs.th
-				}
-			}
+		if err := s.scan(&sets[i], out[i:], 4, q0+i, c0, nc); err != nil {
+			return err
 		}
-		cs.hits = h
 	}
 	return nil
 }
@@ -316,32 +298,47 @@ func (s *searcher) collect(sets []candSet, out []float32, q0, c0, nc int) error 
 // and corpus row c0+j, to the queries' candidate sets.
 func (s *searcher) collectRows(sets []candSet, out []float32, q0, c0, nc int) error {
 	for i := range sets {
-		cs := &sets[i]
-		h, th := cs.hits, cs.th
-		o := out[i*nc : (i+1)*nc]
-		var iq float32
-		var ic []float32
-		if s.cInv != nil {
-			iq, ic = s.qInv[q0+i], s.cInv[c0:c0+nc]
+		if err := s.scan(&sets[i], out[i*nc:(i+1)*nc], 1, q0+i, c0, nc); err != nil {
+			return err
 		}
-		for j, v := range o {
-			if ic != nil {
-				v = v * iq * ic[j]
-			}
-			if v >= th || v != v {
-				if v-v != 0 { // NaN or ±Inf
-					return scoreError(q0+i, c0+j, v)
-				}
-				h = append(h, Hit{Doc: c0 + j, Score: v})
-				if len(h) == cs.limit {
-					cs.hits = h
-					cs.cut(s, s.k)
-					h, th = cs.hits, cs.th
-				}
-			}
-		}
-		cs.hits = h
 	}
+	return nil
+}
+
+// scan offers query row q's scores against corpus rows c0..c0+nc-1,
+// o[j*stride] (dot products, scaled here for Cosine), to its candidate
+// set. Every score is written past the set's end and kept by advancing
+// the length when it is not below the threshold, without a branch: about
+// half of the scores pass early in a search, so a branch on it would be
+// mispredicted often.
+func (s *searcher) scan(cs *candSet, o []float32, stride, q, c0, nc int) error {
+	o = o[:(nc-1)*stride+1]
+	var iq float32
+	var ic []float32
+	if s.cInv != nil {
+		iq, ic = s.qInv[q], s.cInv[c0:c0+nc]
+	}
+	buf, n, th := cs.hits[:cap(cs.hits)], len(cs.hits), cs.th
+	for j := 0; j < nc; j++ {
+		v := o[j*stride]
+		if ic != nil {
+			v = v * iq * ic[j]
+		}
+		// !(v < th) is v >= th or v is NaN: a NaN is looked at, and is
+		// an error, as are ±Inf (v-v is NaN for all three).
+		keep := !(v < th)
+		if v-v != 0 && keep {
+			return scoreError(q, c0+j, v)
+		}
+		buf[n] = Hit{Doc: c0 + j, Score: v}
+		n += b2i(keep)
+		if n == cs.limit {
+			cs.hits = buf[:n]
+			cs.cut(s, s.k)
+			buf, n, th = cs.hits[:cap(cs.hits)], len(cs.hits), cs.th
+		}
+	}
+	cs.hits = buf[:n]
 	return nil
 }
 
