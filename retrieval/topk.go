@@ -211,7 +211,7 @@ func (s *searcher) run(lo, hi int, res [][]Hit) error {
 			for q0 := b0; q0 < b1; q0 += tileQ {
 				mq := min(tileQ, b1-q0)
 				dotTile(q[q0*dim:], dim, mq, cb, dim, nc, dim, out)
-				if err := s.collect(sets[q0-b0:q0-b0+mq], out, q0, c0, nc); err != nil {
+				if err := s.collect(sets[q0-b0:q0-b0+mq], cands, out, q0, c0, nc); err != nil {
 					return err
 				}
 			}
@@ -243,7 +243,7 @@ func (s *searcher) runBlocks(bk blockKernel, lo, hi int, cands *candidates, res 
 				return err
 			}
 			sets := cands.load(b0-lo, b1-lo)
-			if err := s.collectRows(sets, out, b0, c0, nc); err != nil {
+			if err := s.collectRows(sets, cands, out, b0, c0, nc); err != nil {
 				return err
 			}
 			cands.store(b0 - lo)
@@ -285,9 +285,21 @@ var takeBlockKernel = func(dim int) blockKernel { return nil }
 
 // collect offers the scores of one tile (out[j*4+i] for query q0+i and
 // corpus row c0+j) to the queries' candidate sets.
-func (s *searcher) collect(sets []candSet, out []float32, q0, c0, nc int) error {
+func (s *searcher) collect(sets []candSet, cands *candidates, out []float32, q0, c0, nc int) error {
+	row := cands.row(nc)
 	for i := range sets {
-		if err := s.scan(&sets[i], out[i:], 4, q0+i, c0, nc); err != nil {
+		o := out[i : i+4*(nc-1)+1]
+		if s.cInv == nil {
+			for j := range row {
+				row[j] = o[4*j]
+			}
+		} else {
+			iq, ic := s.qInv[q0+i], s.cInv[c0:c0+nc]
+			for j := range row {
+				row[j] = o[4*j] * iq * ic[j]
+			}
+		}
+		if err := s.scan(&sets[i], cands.scratch, row, q0+i, c0); err != nil {
 			return err
 		}
 	}
@@ -295,51 +307,63 @@ func (s *searcher) collect(sets []candSet, out []float32, q0, c0, nc int) error 
 }
 
 // collectRows offers a block kernel's scores, out[i*nc+j] for query q0+i
-// and corpus row c0+j, to the queries' candidate sets.
-func (s *searcher) collectRows(sets []candSet, out []float32, q0, c0, nc int) error {
+// and corpus row c0+j, to the queries' candidate sets (scaling them in
+// place for Cosine).
+func (s *searcher) collectRows(sets []candSet, cands *candidates, out []float32, q0, c0, nc int) error {
 	for i := range sets {
-		if err := s.scan(&sets[i], out[i*nc:(i+1)*nc], 1, q0+i, c0, nc); err != nil {
+		row := out[i*nc : (i+1)*nc]
+		if s.cInv != nil {
+			iq, ic := s.qInv[q0+i], s.cInv[c0:c0+nc]
+			for j := range row {
+				row[j] = row[j] * iq * ic[j]
+			}
+		}
+		if err := s.scan(&sets[i], cands.scratch, row, q0+i, c0); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// scan offers query row q's scores against corpus rows c0..c0+nc-1,
-// o[j*stride] (dot products, scaled here for Cosine), to its candidate
-// set. Every score is written past the set's end and kept by advancing
-// the length when it is not below the threshold, without a branch: about
-// half of the scores pass early in a search, so a branch on it would be
-// mispredicted often.
-func (s *searcher) scan(cs *candSet, o []float32, stride, q, c0, nc int) error {
-	o = o[:(nc-1)*stride+1]
-	var iq float32
-	var ic []float32
-	if s.cInv != nil {
-		iq, ic = s.qInv[q], s.cInv[c0:c0+nc]
-	}
-	buf, n, th := cs.hits[:cap(cs.hits)], len(cs.hits), cs.th
-	for j := 0; j < nc; j++ {
-		v := o[j*stride]
-		if ic != nil {
-			v = v * iq * ic[j]
+// scan offers query row q's scores against corpus rows c0, c0+1, ...,
+// row[j] for row c0+j, to its candidate set (scratch: cut's).
+func (s *searcher) scan(cs *candSet, scratch, row []float32, q, c0 int) error {
+	for j := 0; j < len(row); {
+		n, m, bad := keepRow(cs.hits[:cap(cs.hits)], len(cs.hits), cs.limit, cs.th, row[j:], c0+j)
+		cs.hits = cs.hits[:n]
+		j += m
+		if bad {
+			return scoreError(q, c0+j, row[j])
 		}
+		if n == cs.limit {
+			cs.cut(s, s.k, scratch)
+		}
+	}
+	return nil
+}
+
+// keepRow appends to buf[:n] the hits Hit{c0+j, row[j]} whose score is
+// not below th, until n reaches limit, a kept score is NaN or infinite, or
+// row ends. It returns the new length, the number of scores looked at,
+// and whether the score after them, row[m], is a bad one. It calls
+// nothing and branches on nothing but those stops: every score is written
+// at buf[n] and kept by advancing n (about half of the scores pass early
+// in a search, so a branch on it would be mispredicted often).
+func keepRow(buf []Hit, n, limit int, th float32, row []float32, c0 int) (int, int, bool) {
+	for j, v := range row {
 		// !(v < th) is v >= th or v is NaN: a NaN is looked at, and is
 		// an error, as are ±Inf (v-v is NaN for all three).
 		keep := !(v < th)
 		if v-v != 0 && keep {
-			return scoreError(q, c0+j, v)
+			return n, j, true
 		}
 		buf[n] = Hit{Doc: c0 + j, Score: v}
 		n += b2i(keep)
-		if n == cs.limit {
-			cs.hits = buf[:n]
-			cs.cut(s, s.k)
-			buf, n, th = cs.hits[:cap(cs.hits)], len(cs.hits), cs.th
+		if n == limit {
+			return n, j + 1, false
 		}
 	}
-	cs.hits = buf[:n]
-	return nil
+	return n, len(row), false
 }
 
 // CheckSearch checks that corpus and queries, read from the files named

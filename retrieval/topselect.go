@@ -26,8 +26,8 @@ import (
 // and dropped, as the heap dropped it.
 
 // candSlack is how many candidates beyond k a query's buffer holds before
-// it is cut back to k (BenchmarkTopK: 2k is about as fast as 3k and 4k).
-func candSlack(k int) int { return max(k, 16) }
+// it is cut back to k (at the lesson's shape, 2k beside 1k and 4k is the fastest by a little).
+func candSlack(k int) int { return max(2*k, 16) }
 
 // candSet is one query's candidates: hits (within the block's buffer, cap
 // k+candSlack(k)), the threshold below which no score can make the top k,
@@ -47,6 +47,9 @@ type candidates struct {
 	k    int
 	sets []candSet
 	buf  []Hit
+
+	scratch []float32 // cut's copy of a set's scores
+	rowBuf  []float32 // collect's row of a tile's scores
 
 	kept   []Hit     // kept[i*k:][:n[i]]: query lo+i's best so far
 	n      []int     // hits kept per query
@@ -71,6 +74,7 @@ func (c *candidates) load(q0, q1 int) []candSet {
 	if nq := q1 - q0; cap(c.sets) < nq {
 		c.sets = make([]candSet, nq)
 		c.buf = make([]Hit, nq*width)
+		c.scratch = make([]float32, width)
 	}
 	c.sets = c.sets[:q1-q0]
 	for i := range c.sets {
@@ -85,6 +89,14 @@ func (c *candidates) load(q0, q1 int) []candSet {
 	return c.sets
 }
 
+// row returns a buffer of n scores.
+func (c *candidates) row(n int) []float32 {
+	if cap(c.rowBuf) < n {
+		c.rowBuf = make([]float32, n)
+	}
+	return c.rowBuf[:n]
+}
+
 // store cuts the sets loaded for queries from q0 back to their best k and
 // keeps them.
 func (c *candidates) store(q0 int) {
@@ -92,7 +104,7 @@ func (c *candidates) store(q0 int) {
 	for i := range c.sets {
 		cs := &c.sets[i]
 		if len(cs.hits) > k {
-			cs.cut(c.s, k)
+			cs.cut(c.s, k, c.scratch)
 		}
 		q := q0 + i
 		c.n[q] = copy(c.kept[q*k:(q+1)*k], cs.hits)
@@ -112,18 +124,84 @@ func (c *candidates) results(res [][]Hit) {
 
 // cut is called when a set reaches its limit: the first time (k hits) it
 // sets the threshold to the lowest score; later it keeps the k best hits
-// and sets the threshold to the k-th best score.
-func (cs *candSet) cut(s *searcher, k int) {
+// and sets the threshold to the k-th best score. The k-th best score T is
+// found among the scores alone (a copy in scratch: 4-byte moves, float
+// comparisons); the hits scoring at least T are then kept, and only when
+// hits tie at T across the cut does a selection by the full order decide
+// which of them stay.
+func (cs *candSet) cut(s *searcher, k int, scratch []float32) {
 	h := cs.hits
-	if len(h) > k {
-		s.selectBest(h, k)
-		h = h[:k]
+	if len(h) == k {
+		th := h[0].Score
+		for _, x := range h[1:] {
+			if x.Score < th { // not min: a call under js/wasm
+				th = x.Score
+			}
+		}
+		cs.th, cs.limit = th, cap(h)
+		return
 	}
-	th := h[0].Score
-	for _, x := range h[1:] {
-		th = min(th, x.Score)
+	f := scratch[:len(h)]
+	for i, x := range h {
+		f[i] = x.Score
 	}
-	cs.hits, cs.th, cs.limit = h, th, cap(h)
+	t := kthBest(f, k)
+	n := 0
+	for _, x := range h {
+		h[n] = x
+		n += b2i(x.Score >= t)
+	}
+	if n > k {
+		s.selectBest(h[:n], k)
+	}
+	cs.hits, cs.th, cs.limit = h[:k], t, cap(h)
+}
+
+// kthBest returns the k-th largest value of f (1 <= k <= len(f), no
+// NaNs), reordering f: a quickselect with a median-of-three pivot and a
+// branch-free partition, sorting what is left after too many rounds.
+func kthBest(f []float32, k int) float32 {
+	t := len(f) - k // the answer's index in ascending order
+	lo, hi := 0, len(f)
+	for rounds := 2 * bits.Len(uint(len(f))); hi-lo > 12 && rounds > 0; rounds-- {
+		p := lo + partitionFloats(f[lo:hi])
+		switch {
+		case p == t:
+			return f[p]
+		case p > t:
+			hi = p
+		default:
+			lo = p + 1
+		}
+	}
+	slices.Sort(f[lo:hi])
+	return f[t]
+}
+
+// partitionFloats reorders f (len(f) >= 3) around a median-of-three
+// pivot and returns its index p: f[:p] < f[p] <= f[p+1:].
+func partitionFloats(f []float32) int {
+	n := len(f)
+	m := n / 2
+	if f[m] < f[0] {
+		f[m], f[0] = f[0], f[m]
+	}
+	if f[n-1] < f[m] {
+		f[n-1], f[m] = f[m], f[n-1]
+		if f[m] < f[0] {
+			f[m], f[0] = f[0], f[m]
+		}
+	}
+	f[m], f[n-1] = f[n-1], f[m]
+	pv := f[n-1]
+	p := 0
+	for i, x := range f[:n-1] {
+		f[i] = f[p]
+		f[p] = x
+		p += b2i(x < pv)
+	}
+	f[p], f[n-1] = f[n-1], f[p]
+	return p
 }
 
 // scoreError is TopK's error for a score that is NaN or infinite.

@@ -287,3 +287,34 @@ func FuzzSelectBest(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkTopKSelect measures the selection alone at the page's opening
+// lesson's shape: the scores of 3,514 queries against 1,084 documents,
+// computed once, offered block by block as runBlocks offers them, k = 100.
+func BenchmarkTopKSelect(b *testing.B) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	c, q := randMatrix(rng, 1084, 256), randMatrix(rng, 3514, 256)
+	c.Normalize()
+	q.Normalize()
+	scores := make([]float32, q.Rows*c.Rows)
+	for i := 0; i < q.Rows; i++ {
+		for j := 0; j < c.Rows; j++ {
+			scores[i*c.Rows+j] = dotLanes(q.Row(i), c.Row(j))
+		}
+	}
+	s := &searcher{corpus: c, queries: q, k: 100}
+	res := make([][]Hit, q.Rows)
+	const bq = 16
+	for b.Loop() {
+		cands := newCandidates(s, q.Rows)
+		for b0 := 0; b0 < q.Rows; b0 += bq {
+			b1 := min(b0+bq, q.Rows)
+			sets := cands.load(b0, b1)
+			if err := s.collectRows(sets, cands, scores[b0*c.Rows:b1*c.Rows], b0, 0, c.Rows); err != nil {
+				b.Fatal(err)
+			}
+			cands.store(b0)
+		}
+		cands.results(res)
+	}
+}
