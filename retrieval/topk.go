@@ -74,9 +74,10 @@ type Options struct {
 
 // TopK returns, for every query row, the K best corpus rows, best first.
 // Order follows trec_eval: score descending, then document id descending
-// (byte-wise string comparison). The search is exact: every query is
-// scored against every corpus row in tiles, and a bounded heap per query
-// keeps the best K.
+// (byte-wise string comparison), then, for rows with equal scores and
+// equal ids (DocIDs with repeats), row descending. The search is exact: every query is
+// scored against every corpus row in tiles, and a candidate buffer per
+// query keeps the best K (topselect.go).
 //
 // TopK fails on an empty corpus, mismatched dimensions, a NaN or infinite
 // value in either matrix (the error names the matrix and row), and a dot

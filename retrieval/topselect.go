@@ -10,23 +10,28 @@ import (
 	"strings"
 )
 
-// TopK keeps each query's best k hits in a candidate buffer rather than a
-// heap: a score at or above the query's threshold (the k-th best score
-// seen when the buffer was last cut, -Inf before k scores have been seen)
-// is appended, and when the buffer is full a selection keeps its k best
-// under the total order of (*searcher).before and raises the threshold.
-// The k best are sorted once, at the end. Scores are compared inline and
-// document ids only on exact ties, so a candidate costs a few float
-// comparisons where a heap replacement costs about 2·log2(k) calls.
+// TopK keeps each query's best k hits in a candidate buffer: a score not
+// below the query's threshold is appended, and when the buffer is full it
+// is cut back to its k best under the total order of (*searcher).before.
+// The threshold is -Inf until the query's first k scores are in, then the
+// lowest of them, then after each cut the k-th best score kept; it only
+// rises, and no score below it can be among the k best. The k best are
+// sorted once, at the end. A score costs a comparison and a store without
+// a branch (keepRow), a cut a float quickselect over the buffer's scores,
+// and document ids are compared only on exact ties; a bounded heap cost
+// about 2·log2(k) comparisons through method calls per replacement, with
+// about k·ln(n/k) replacements per query.
 //
-// Which scores are errors is exactly the heap's rule: NaN and +Inf always
-// (a NaN fails every comparison but is still looked at, +Inf passes every
-// threshold), -Inf when it is among a query's first k scores (the
-// threshold is then still -Inf); a -Inf after that is below the threshold
-// and dropped, as the heap dropped it.
+// Which scores are errors, and which one an error names, is the rule TopK
+// had with the heap: NaN and +Inf always (a NaN fails every comparison
+// but is still looked at, +Inf passes every threshold), -Inf when it is
+// among a query's first k scores (the threshold is then still -Inf); a
+// later -Inf is below the threshold and dropped, as the heap dropped it.
+// The first such score in the search's order fails the search.
 
 // candSlack is how many candidates beyond k a query's buffer holds before
-// it is cut back to k (at the lesson's shape, 2k beside 1k and 4k is the fastest by a little).
+// it is cut back to k (at the lesson's shape 2k is a little faster than k
+// or 4k: BenchmarkSelection).
 func candSlack(k int) int { return max(2*k, 16) }
 
 // candSet is one query's candidates: hits (within the block's buffer, cap

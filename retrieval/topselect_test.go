@@ -288,10 +288,10 @@ func FuzzSelectBest(f *testing.F) {
 	})
 }
 
-// BenchmarkTopKSelect measures the selection alone at the page's opening
+// BenchmarkSelection measures the selection alone at the page's opening
 // lesson's shape: the scores of 3,514 queries against 1,084 documents,
 // computed once, offered block by block as runBlocks offers them, k = 100.
-func BenchmarkTopKSelect(b *testing.B) {
+func BenchmarkSelection(b *testing.B) {
 	rng := rand.New(rand.NewPCG(27, 28))
 	c, q := randMatrix(rng, 1084, 256), randMatrix(rng, 3514, 256)
 	c.Normalize()
