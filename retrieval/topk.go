@@ -354,13 +354,15 @@ func keepRow(buf []Hit, n, limit int, th float32, row []float32, c0 int) (int, i
 	for j, v := range row {
 		// !(v < th) is v >= th or v is NaN: a NaN is looked at, and is
 		// an error, as are ±Inf (v-v is NaN for all three).
-		keep := !(v < th)
-		if v-v != 0 && keep {
-			return n, j, true
-		}
+		keep := b2i(!(v < th))
 		buf[n] = Hit{Doc: c0 + j, Score: v}
-		n += b2i(keep)
-		if n == limit {
+		n += keep
+		// One branch for both stops (each is a jump out of the loop
+		// under js/wasm, where Go's code pays for every block).
+		if bad := b2i(v-v != 0) & keep; bad|b2i(n == limit) != 0 {
+			if bad != 0 {
+				return n - 1, j, true
+			}
 			return n, j + 1, false
 		}
 	}
