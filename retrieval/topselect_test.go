@@ -318,3 +318,75 @@ func BenchmarkSelection(b *testing.B) {
 		cands.results(res)
 	}
 }
+
+// goBlockKernel is a block kernel on the portable kernel, so that the
+// block path (runBlocks: candidate sets stored and reloaded between
+// corpus chunks) runs natively too, not only under js/wasm.
+type goBlockKernel struct{ out []float32 }
+
+func (k *goBlockKernel) scores(q []float32, mq int, c []float32, nc, dim int, _ bool) ([]float32, error) {
+	k.out = k.out[:0]
+	for i := 0; i < mq; i++ {
+		for j := 0; j < nc; j++ {
+			k.out = append(k.out, dotLanes(q[i*dim:(i+1)*dim], c[j*dim:(j+1)*dim]))
+		}
+	}
+	return k.out, nil
+}
+
+func (k *goBlockKernel) release() {}
+
+// TestTopKBlockPathMatchesReference runs the block path over a corpus of
+// two chunks (2,048 + 52 rows at 1,024 dimensions) with ties across the
+// chunk boundary against the sorted reference, and checks that its score
+// errors name the same rows as the tile path's.
+func TestTopKBlockPathMatchesReference(t *testing.T) {
+	save := takeBlockKernel
+	takeBlockKernel = func(int) blockKernel { return &goBlockKernel{} }
+	defer func() { takeBlockKernel = save }()
+	rng := rand.New(rand.NewPCG(29, 30))
+	const dim = 1024
+	docs := blockCorpusBytes/(4*dim) + 52
+	c := tieMatrix(rng, docs, dim, 0.003)
+	q := tieMatrix(rng, 6, dim, 0.003)
+	copy(c.Row(docs-1), c.Row(0)) // a tie across the chunks
+	for _, sc := range []Scoring{Dot, Cosine} {
+		all := bruteTopK(c, q, docs, sc, nil)
+		for _, k := range []int{1, 10, 100, docs} {
+			got, err := TopK(c, q, Options{K: k, Scoring: sc, Threads: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range got {
+				if want := all[i][:min(k, docs)]; !slices.Equal(got[i], want) {
+					t.Fatalf("%v k=%d: query %d differs from the sorted reference", sc, k, i)
+				}
+			}
+		}
+	}
+	// Which bad score fails the search follows each path's order: the
+	// block path goes query by query through a chunk, the tile path goes
+	// corpus block by corpus block (1,536 rows at 4 dimensions) through a
+	// block of queries. A +Inf late in the corpus for query 1 and a NaN
+	// early for query 4: the block path names the first, the tile path
+	// the second, as both did with the heap.
+	const big = 3e38
+	bad := NewMatrix(docs, 4)
+	bq := NewMatrix(6, 4)
+	for i := range bq.Data {
+		bq.Data[i] = 1e-30
+	}
+	copy(bq.Row(1), []float32{big, big, 0, 0})
+	copy(bq.Row(4), []float32{0, 0, big, big})
+	copy(bad.Row(docs-3), []float32{big, big, 0, 0}) // +Inf against query 1
+	copy(bad.Row(5), []float32{0, 0, big, -big})     // NaN against query 4
+	_, err := TopK(bad, bq, Options{K: 3, Scoring: Dot, Threads: 1})
+	if want := "score of query row 1 against corpus row " + strconv.Itoa(docs-3) + " is +Inf"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("block path: got %v, want %q", err, want)
+	}
+	takeBlockKernel = func(int) blockKernel { return nil }
+	_, err = TopK(bad, bq, Options{K: 3, Scoring: Dot, Threads: 1})
+	if want := "score of query row 4 against corpus row 5 is NaN"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("tile path: got %v, want %q", err, want)
+	}
+}
