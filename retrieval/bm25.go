@@ -143,6 +143,7 @@ func (x *BM25) Search(queries []string, opt Options) ([][]Hit, error) {
 			defer wg.Done()
 			acc := make([]float64, n)
 			var touched []int32
+			var hits []Hit
 			for qi := t; qi < len(queries); qi += threads {
 				terms, counts := x.queryTerms(queries[qi])
 				touched = touched[:0]
@@ -157,13 +158,18 @@ func (x *BM25) Search(queries []string, opt Options) ([][]Hit, error) {
 						acc[p.doc] += w * tf / (tf + norms[p.doc])
 					}
 				}
-				h := topHeap{hits: make([]Hit, 0, min(s.k, len(touched))), k: s.k, s: s}
+				hits = hits[:0]
 				for _, d := range touched {
-					// offer cannot fail: scores are finite and positive.
-					_ = h.offer(int(d), float32(acc[d]), qi)
+					// Scores are finite and positive.
+					hits = append(hits, Hit{Doc: int(d), Score: float32(acc[d])})
 					acc[d] = 0
 				}
-				res[qi] = h.sorted()
+				if len(hits) > s.k {
+					s.selectBest(hits, s.k)
+					hits = hits[:s.k]
+				}
+				s.sortHits(hits)
+				res[qi] = append(make([]Hit, 0, len(hits)), hits...)
 			}
 		}()
 	}

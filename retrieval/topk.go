@@ -1,10 +1,8 @@
 package retrieval
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"strconv"
 	"sync"
@@ -76,9 +74,10 @@ type Options struct {
 
 // TopK returns, for every query row, the K best corpus rows, best first.
 // Order follows trec_eval: score descending, then document id descending
-// (byte-wise string comparison). The search is exact: every query is
-// scored against every corpus row in tiles, and a bounded heap per query
-// keeps the best K.
+// (byte-wise string comparison), then, for rows with equal scores and
+// equal ids (DocIDs with repeats), row descending. The search is exact: every query is
+// scored against every corpus row in tiles, and a candidate buffer per
+// query keeps the best K (topselect.go).
 //
 // TopK fails on an empty corpus, mismatched dimensions, a NaN or infinite
 // value in either matrix (the error names the matrix and row), and a dot
@@ -191,20 +190,18 @@ func (s *searcher) run(lo, hi int, res [][]Hit) error {
 	dim := s.corpus.Dim
 	bc := max(corpusBlockBytes/(4*dim)/3*3, 3)
 	bq := max(queryBlockBytes/(4*dim)/tileQ*tileQ, tileQ)
-	out := make([]float32, bc*4)
-	heaps := make([]topHeap, hi-lo)
-	for i := range heaps {
-		heaps[i] = topHeap{hits: make([]Hit, 0, s.k), k: s.k, thresh: float32(math.Inf(-1)), s: s}
-	}
+	cands := newCandidates(s, hi-lo)
 	if bk := takeBlockKernel(dim); bk != nil {
 		defer bk.release()
-		return s.runBlocks(bk, lo, hi, heaps, res)
+		return s.runBlocks(bk, lo, hi, cands, res)
 	}
+	out := make([]float32, bc*4)
 	q, c := s.queries.Data, s.corpus.Data
 	step := max(s.total/256, 1) // pairs between progress calls
 	var pending int64
 	for b0 := lo; b0 < hi; b0 += bq {
 		b1 := min(b0+bq, hi)
+		sets := cands.load(b0-lo, b1-lo)
 		for c0 := 0; c0 < s.corpus.Rows; c0 += bc {
 			nc := min(bc, s.corpus.Rows-c0)
 			if pending += int64(nc) * int64(b1-b0); pending >= step {
@@ -215,23 +212,22 @@ func (s *searcher) run(lo, hi int, res [][]Hit) error {
 			for q0 := b0; q0 < b1; q0 += tileQ {
 				mq := min(tileQ, b1-q0)
 				dotTile(q[q0*dim:], dim, mq, cb, dim, nc, dim, out)
-				if err := s.collect(heaps[q0-lo:q0-lo+mq], out, q0, c0, nc); err != nil {
+				if err := s.collect(sets[q0-b0:q0-b0+mq], cands, out, q0, c0, nc); err != nil {
 					return err
 				}
 			}
 		}
+		cands.store(b0 - lo)
 	}
 	s.report(pending)
-	for i := range heaps {
-		res[i] = heaps[i].sorted()
-	}
+	cands.results(res)
 	return nil
 }
 
 // runBlocks is run with a block kernel: each call scores a block of
 // queries against a chunk of the corpus, row-major, and the scores are
-// offered to the heaps as run offers a tile's.
-func (s *searcher) runBlocks(bk blockKernel, lo, hi int, heaps []topHeap, res [][]Hit) error {
+// offered to the candidate sets as run offers a tile's.
+func (s *searcher) runBlocks(bk blockKernel, lo, hi int, cands *candidates, res [][]Hit) error {
 	dim := s.corpus.Dim
 	chunk := max(blockCorpusBytes/(4*dim), 1)
 	for c0 := 0; c0 < s.corpus.Rows; c0 += chunk {
@@ -247,15 +243,15 @@ func (s *searcher) runBlocks(bk blockKernel, lo, hi int, heaps []topHeap, res []
 			if err != nil {
 				return err
 			}
-			if err := s.collectStrided(heaps[b0-lo:b1-lo], out, nc, 1, b0, c0, nc); err != nil {
+			sets := cands.load(b0-lo, b1-lo)
+			if err := s.collectRows(sets, cands, out, b0, c0, nc); err != nil {
 				return err
 			}
+			cands.store(b0 - lo)
 			s.report(int64(nc) * int64(b1-b0))
 		}
 	}
-	for i := range heaps {
-		res[i] = heaps[i].sorted()
-	}
+	cands.results(res)
 	return nil
 }
 
@@ -289,143 +285,88 @@ type blockKernel interface {
 var takeBlockKernel = func(dim int) blockKernel { return nil }
 
 // collect offers the scores of one tile (out[j*4+i] for query q0+i and
-// corpus row c0+j) to the queries' heaps, skipping without a heap access
-// every score below a heap's current threshold.
-func (s *searcher) collect(heaps []topHeap, out []float32, q0, c0, nc int) error {
-	return s.collectStrided(heaps, out, 1, 4, q0, c0, nc)
-}
-
-// collectStrided is collect for scores laid out as out[i*rs + j*cs] for
-// query q0+i and corpus row c0+j.
-func (s *searcher) collectStrided(heaps []topHeap, out []float32, rs, cs, q0, c0, nc int) error {
-	for i := range heaps {
-		h := &heaps[i]
-		th := h.thresh
-		o := out[i*rs:]
+// corpus row c0+j) to the queries' candidate sets.
+func (s *searcher) collect(sets []candSet, cands *candidates, out []float32, q0, c0, nc int) error {
+	row := cands.row(nc)
+	for i := range sets {
+		o := out[i : i+4*(nc-1)+1]
 		if s.cInv == nil {
-			for j := 0; j < nc; j++ {
-				if v := o[j*cs]; v >= th || v != v {
-					if err := h.offer(c0+j, v, q0+i); err != nil {
-						return err
-					}
-					th = h.thresh
-				}
+			for j := range row {
+				row[j] = o[4*j]
 			}
-			continue
+		} else {
+			iq, ic := s.qInv[q0+i], s.cInv[c0:c0+nc]
+			for j := range row {
+				row[j] = o[4*j] * iq * ic[j]
+			}
 		}
-		iq := s.qInv[q0+i]
-		ic := s.cInv[c0 : c0+nc]
-		for j := 0; j < nc; j++ {
-			if v := o[j*cs] * iq * ic[j]; v >= th || v != v {
-				if err := h.offer(c0+j, v, q0+i); err != nil {
-					return err
-				}
-				th = h.thresh
-			}
+		if err := s.scan(&sets[i], cands.scratch, row, q0+i, c0); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// topHeap keeps the best k hits of one query as a min-heap whose root is
-// the worst kept hit; thresh is the root's score once the heap is full, so
-// lower scores are rejected without touching the heap.
-type topHeap struct {
-	hits   []Hit
-	k      int
-	thresh float32
-	s      *searcher
-}
-
-// better reports whether a ranks before b: higher score, then larger id.
-func (s *searcher) better(a, b Hit) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
-	}
-	return s.compareIDs(a.Doc, b.Doc) > 0
-}
-
-// compareIDs compares the ids of corpus rows a and b byte-wise.
-func (s *searcher) compareIDs(a, b int) int {
-	if s.ids != nil {
-		switch {
-		case s.ids[a] < s.ids[b]:
-			return -1
-		case s.ids[a] > s.ids[b]:
-			return 1
+// collectRows offers a block kernel's scores, out[i*nc+j] for query q0+i
+// and corpus row c0+j, to the queries' candidate sets (scaling them in
+// place for Cosine).
+func (s *searcher) collectRows(sets []candSet, cands *candidates, out []float32, q0, c0, nc int) error {
+	for i := range sets {
+		row := out[i*nc : (i+1)*nc]
+		if s.cInv != nil {
+			iq, ic := s.qInv[q0+i], s.cInv[c0:c0+nc]
+			for j := range row {
+				row[j] = row[j] * iq * ic[j]
+			}
 		}
-		return 0
-	}
-	var ba, bb [20]byte
-	return bytes.Compare(strconv.AppendInt(ba[:0], int64(a), 10), strconv.AppendInt(bb[:0], int64(b), 10))
-}
-
-// offer considers corpus row doc with score v for query row q.
-func (h *topHeap) offer(doc int, v float32, q int) error {
-	if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-		return fmt.Errorf("score of query row %d against corpus row %d is %v: the dot product overflows float32", q, doc, v)
-	}
-	x := Hit{Doc: doc, Score: v}
-	if len(h.hits) < h.k {
-		h.hits = append(h.hits, x)
-		h.up(len(h.hits) - 1)
-		if len(h.hits) == h.k {
-			h.thresh = h.hits[0].Score
+		if err := s.scan(&sets[i], cands.scratch, row, q0+i, c0); err != nil {
+			return err
 		}
-		return nil
 	}
-	if !h.s.better(x, h.hits[0]) {
-		return nil
-	}
-	h.hits[0] = x
-	h.down(0)
-	h.thresh = h.hits[0].Score
 	return nil
 }
 
-func (h *topHeap) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.s.better(h.hits[p], h.hits[i]) {
-			break
+// scan offers query row q's scores against corpus rows c0, c0+1, ...,
+// row[j] for row c0+j, to its candidate set (scratch: cut's).
+func (s *searcher) scan(cs *candSet, scratch, row []float32, q, c0 int) error {
+	for j := 0; j < len(row); {
+		n, m, bad := keepRow(cs.hits[:cap(cs.hits)], len(cs.hits), cs.limit, cs.th, row[j:], c0+j)
+		cs.hits = cs.hits[:n]
+		j += m
+		if bad {
+			return scoreError(q, c0+j, row[j])
 		}
-		h.hits[p], h.hits[i] = h.hits[i], h.hits[p]
-		i = p
+		if n == cs.limit {
+			cs.cut(s, s.k, scratch)
+		}
 	}
+	return nil
 }
 
-func (h *topHeap) down(i int) {
-	n := len(h.hits)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
+// keepRow appends to buf[:n] the hits Hit{c0+j, row[j]} whose score is
+// not below th, until n reaches limit, a kept score is NaN or infinite, or
+// row ends. It returns the new length, the number of scores looked at,
+// and whether the score after them, row[m], is a bad one. It calls
+// nothing and branches on nothing but those stops: every score is written
+// at buf[n] and kept by advancing n (about half of the scores pass early
+// in a search, so a branch on it would be mispredicted often).
+func keepRow(buf []Hit, n, limit int, th float32, row []float32, c0 int) (int, int, bool) {
+	for j, v := range row {
+		// !(v < th) is v >= th or v is NaN: a NaN is looked at, and is
+		// an error, as are ±Inf (v-v is NaN for all three).
+		keep := b2i(!(v < th))
+		buf[n] = Hit{Doc: c0 + j, Score: v}
+		n += keep
+		// One branch for both stops (each is a jump out of the loop
+		// under js/wasm, where Go's code pays for every block).
+		if bad := b2i(v-v != 0) & keep; bad|b2i(n == limit) != 0 {
+			if bad != 0 {
+				return n - 1, j, true
+			}
+			return n, j + 1, false
 		}
-		w := l // the worse child
-		if r := l + 1; r < n && h.s.better(h.hits[l], h.hits[r]) {
-			w = r
-		}
-		if !h.s.better(h.hits[i], h.hits[w]) {
-			return
-		}
-		h.hits[i], h.hits[w] = h.hits[w], h.hits[i]
-		i = w
 	}
-}
-
-// sorted returns the kept hits best first, sorting the heap in place:
-// its root is the worst kept hit, so moving the root to the end of the
-// shrinking heap, n times, leaves the best first (a heapsort: no
-// reflection, no allocation).
-func (h *topHeap) sorted() []Hit {
-	out := h.hits
-	for n := len(out) - 1; n > 0; n-- {
-		out[0], out[n] = out[n], out[0]
-		h.hits = out[:n]
-		h.down(0)
-	}
-	h.hits = out
-	return out
+	return n, len(row), false
 }
 
 // CheckSearch checks that corpus and queries, read from the files named

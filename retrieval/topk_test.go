@@ -176,11 +176,13 @@ func BenchmarkTopK(b *testing.B) {
 	// The last is the page's opening lesson: the demo's 1,084 passages
 	// and its 3,514 distinct query sequences, static model (256 values).
 	for _, size := range []struct{ docs, queries, dim int }{{10000, 100, 384}, {100000, 1000, 384}, {1084, 3514, 256}} {
-		c := randMatrix(rng, size.docs, size.dim)
-		q := randMatrix(rng, size.queries, size.dim)
-		c.Normalize()
-		q.Normalize()
 		b.Run(strconv.Itoa(size.docs)+"x"+strconv.Itoa(size.queries)+"x"+strconv.Itoa(size.dim), func(b *testing.B) {
+			// Built here, not for every size: -bench TopK/1084 under node
+			// would spend seconds drawing the 100,000-row corpus.
+			c := randMatrix(rng, size.docs, size.dim)
+			q := randMatrix(rng, size.queries, size.dim)
+			c.Normalize()
+			q.Normalize()
 			for b.Loop() {
 				if _, err := TopK(c, q, Options{K: 100, Scoring: Dot, Threads: 1}); err != nil {
 					b.Fatal(err)
