@@ -94,15 +94,35 @@ var cleanupRules = [][2]string{
 	{" 've", "'ve"}, {" 're", "'re"},
 }
 
+// cleanup applies cleanupRules to s. Every rule's pattern starts with a
+// space and one of the bytes .?!,'nd, and a rule only runs where s holds
+// that pair: no rule makes a pair a later rule starts with unless s held
+// it already (the ones that remove a space before X join the byte before
+// it to X again; " ' " leaves " '" only where s had it), so the result is
+// that of running every rule (FuzzCleanup checks it against them).
 func cleanup(s string) string {
-	if !strings.Contains(s, " ") {
+	var pairs uint8 // bit i: s holds a space followed by cleanupLead[i]
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == ' ' {
+			if j := strings.IndexByte(cleanupLead, s[i+1]); j >= 0 {
+				pairs |= 1 << j
+			}
+		}
+	}
+	if pairs == 0 {
 		return s
 	}
 	for _, r := range cleanupRules {
-		s = strings.ReplaceAll(s, r[0], r[1])
+		if pairs&(1<<strings.IndexByte(cleanupLead, r[0][1])) != 0 {
+			s = strings.ReplaceAll(s, r[0], r[1])
+		}
 	}
 	return s
 }
+
+// cleanupLead are the bytes after the space that cleanupRules' patterns
+// start with.
+const cleanupLead = ".?!,'nd"
 
 // byteLevelDecoder turns byte-level tokens back into the bytes they stand
 // for (a token holding a character outside the alphabet stands for its own
