@@ -1,7 +1,9 @@
 package experiment_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -106,4 +108,60 @@ func TestCorpusVectorsMeta(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzCorpusVectors reads a corpus vector description and matrix as the
+// page does (JSON, then .npy) and checks them against a model and corpus:
+// never a panic, and vectors accepted only when they describe that
+// corpus, id by id, with the model's dimensions and finite values.
+func FuzzCorpusVectors(f *testing.F) {
+	c, err := dataset.Demo("test")
+	if err != nil {
+		f.Fatal(err)
+	}
+	corpus := c.Corpus[:6]
+	m, _ := experimenttest.Model("fake", experimenttest.ForCollection(c))
+	hash := experiment.CorpusHash(corpus)
+	mat, _, err := experiment.CorpusVectors(context.Background(), m, corpus, experiment.CorpusOptions{CorpusHash: hash})
+	if err != nil {
+		f.Fatal(err)
+	}
+	js, err := json.Marshal(experiment.NewCorpusVectorsMeta(m, "demo", corpus, hash, mat))
+	if err != nil {
+		f.Fatal(err)
+	}
+	var npy bytes.Buffer
+	if err := retrieval.WriteNPY(&npy, mat, retrieval.Float32); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(js, npy.Bytes())
+	f.Add([]byte(`{"rows": 6, "dim": 64, "doc_ids": ["a"]}`), npy.Bytes())
+	f.Add(js, []byte("\x93NUMPY"))
+	f.Fuzz(func(t *testing.T, js, npy []byte) {
+		var meta experiment.CorpusVectorsMeta
+		if json.Unmarshal(js, &meta) != nil {
+			return
+		}
+		if meta.Fits(m, corpus, hash) != "" {
+			return
+		}
+		mat, err := retrieval.ReadNPY(bytes.NewReader(npy), "demo.npy")
+		if err != nil {
+			return
+		}
+		if meta.CheckMatrix(mat, "demo.npy") != nil {
+			return
+		}
+		if mat.Rows != len(corpus) || mat.Dim != m.Document.Embedder.Dim() || len(meta.DocIDs) != len(corpus) {
+			t.Fatalf("accepted %d x %d vectors (%d ids) for %d documents of %d values", mat.Rows, mat.Dim, len(meta.DocIDs), len(corpus), m.Document.Embedder.Dim())
+		}
+		for i, d := range corpus {
+			if meta.DocIDs[i] != d.ID {
+				t.Fatalf("accepted row %d as document %q, the corpus's %q", i, meta.DocIDs[i], d.ID)
+			}
+		}
+		if mat.CheckFinite("demo.npy") != nil {
+			t.Fatal("accepted values that are not finite")
+		}
+	})
 }
