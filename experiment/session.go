@@ -151,17 +151,29 @@ type rankKey struct {
 }
 
 // ranking is one query sequence's ranked list, and the values of every
-// query scored on it: vals[scoreKey] is nil when the convention leaves
-// the query out.
+// query scored on it, one entry per query and scoring (a few).
 type ranking struct {
 	list metrics.Ranked
-	vals map[scoreKey][]float64
+	vals []rankingVals
 }
 
-type scoreKey struct {
-	qid   string
-	conv  metrics.Convention
-	names string // the measures, joined
+// rankingVals are one query's values on a ranking under one scoring:
+// nil when the convention leaves the query out.
+type rankingVals struct {
+	qid  string
+	key  string // scoring.key
+	vals []float64
+}
+
+// values returns the values of query qid under the scoring keyed key,
+// and whether they were computed.
+func (rk *ranking) values(qid, key string) ([]float64, bool) {
+	for _, v := range rk.vals {
+		if v.qid == qid && v.key == key {
+			return v.vals, true
+		}
+	}
+	return nil, false
 }
 
 // search returns the ranking of each sequence of ids (queries names them
@@ -191,7 +203,7 @@ func (x *memoIndex) search(ids [][]int32, names []string, k int) ([]*ranking, er
 			return nil, err
 		}
 		for j, l := range lists {
-			x.ranked[rankKey{idsKey(todo[j]), k}] = &ranking{list: l, vals: map[scoreKey][]float64{}}
+			x.ranked[rankKey{idsKey(todo[j]), k}] = &ranking{list: l}
 		}
 	}
 	for i, s := range ids {
@@ -267,9 +279,31 @@ func (s *Session) perturbedIDs(c *dataset.Collection, m *Model, task string, pc 
 	return q.ids, q.perturbs, nil
 }
 
+// A scorer scores the runs of one model on one collection: its qrels,
+// prepared once per convention when the first run is scored.
+type scorer struct {
+	qrels    metrics.Qrels
+	prepared []*metrics.Judgments // by runner.scoring
+}
+
+// judgments returns the qrels prepared for the scoring of index i.
+func (s *scorer) judgments(scs []scoring, i int) (*metrics.Judgments, error) {
+	if s.prepared == nil {
+		s.prepared = make([]*metrics.Judgments, len(scs))
+	}
+	if s.prepared[i] == nil {
+		j, err := metrics.NewJudgments(s.qrels, metrics.Options{Convention: scs[i].conv, Complete: true})
+		if err != nil {
+			return nil, err
+		}
+		s.prepared[i] = j
+	}
+	return s.prepared[i], nil
+}
+
 // scoreRun scores run (its rankings, by query) as score does, each
 // query's values computed once per ranking.
-func (r *runner) scoreRun(qrels metrics.Qrels, rankings map[string]*ranking, td *taskData) (*results.RunResult, error) {
+func (r *runner) scoreRun(s *scorer, rankings map[string]*ranking, td *taskData) (*results.RunResult, error) {
 	run := make(metrics.Run, len(rankings))
 	for qid, rk := range rankings {
 		run[qid] = rk.list
@@ -277,28 +311,38 @@ func (r *runner) scoreRun(qrels metrics.Qrels, rankings map[string]*ranking, td 
 	if !judged(td) {
 		return &results.RunResult{Run: run}, nil
 	}
-	rr := &results.RunResult{Run: run, Means: results.Values{}, Queries: map[metrics.Convention]int{}, PerQuery: map[string]results.Values{}}
+	rr := &results.RunResult{Run: run, Means: results.Values{}, Queries: map[metrics.Convention]int{}, PerQuery: make(map[string]results.Values, len(s.qrels))}
 	qids := run.QueryIDs()
-	for _, sc := range r.scoring {
-		ev, err := metrics.NewEvaluator(qrels, sc.measures, metrics.Options{Convention: sc.conv, Complete: true})
+	// Each list scored is checked (and its documents hashed) once for
+	// every convention.
+	checked := make([]*metrics.CheckedList, len(qids))
+	for i, sc := range r.scoring {
+		j, err := s.judgments(r.scoring, i)
 		if err != nil {
 			return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
 		}
-		names := strings.Join(sc.names, ",")
-		for _, qid := range qids {
+		ev, err := j.Evaluator(sc.measures)
+		if err != nil {
+			return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
+		}
+		for k, qid := range qids {
 			rk := rankings[qid]
-			key := scoreKey{qid: qid, conv: sc.conv, names: names}
-			if vals, ok := rk.vals[key]; ok {
+			if vals, ok := rk.values(qid, sc.key); ok {
 				if err := ev.Reuse(qid, vals); err != nil {
 					return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
 				}
 				continue
 			}
-			vals, err := ev.Add(qid, rk.list)
+			if checked[k] == nil {
+				if checked[k], err = metrics.CheckList(qid, rk.list); err != nil {
+					return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
+				}
+			}
+			vals, err := ev.AddChecked(checked[k])
 			if err != nil {
 				return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
 			}
-			rk.vals[key] = vals
+			rk.vals = append(rk.vals, rankingVals{qid: qid, key: sc.key, vals: vals})
 		}
 		res, err := ev.Finish()
 		if err != nil {
@@ -311,28 +355,28 @@ func (r *runner) scoreRun(qrels metrics.Qrels, rankings map[string]*ranking, td 
 
 // addScores adds the evaluation res of convention sc to rr.
 func (r *runner) addScores(rr *results.RunResult, sc scoring, res *metrics.Result) {
-	for i, m := range sc.measures {
-		rr.Means.Set(sc.conv, m.String(), res.All[i])
+	for i, name := range sc.names {
+		rr.Means.Set(sc.conv, name, res.All[i])
 	}
 	rr.Queries[sc.conv] = res.NumQ
 	set := func(qid string, vals []float64) {
 		qv := rr.PerQuery[qid]
 		if qv == nil {
-			qv = results.Values{}
+			qv = make(results.Values, len(r.scoring))
 			rr.PerQuery[qid] = qv
 		}
-		per := make(map[string]float64, len(sc.measures))
-		for i, m := range sc.measures {
+		per := make(map[string]float64, len(sc.names))
+		for i, name := range sc.names {
 			v := 0.0 // Complete: a query missing from the run scores 0
 			if vals != nil {
 				v = vals[i]
 			}
-			per[m.String()] = v
+			per[name] = v
 		}
 		qv[sc.conv] = per
 	}
-	for qid, vals := range res.PerQuery {
-		set(qid, vals)
+	for _, qid := range res.Queries {
+		set(qid, res.PerQuery[qid])
 	}
 	for _, qid := range res.Missing {
 		set(qid, nil)

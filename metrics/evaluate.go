@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"slices"
@@ -101,16 +102,8 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Result, 
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]struct{}{}
 	for _, qid := range run.QueryIDs() {
-		clear(seen)
-		for _, d := range run[qid] {
-			if _, dup := seen[d.DocID]; dup {
-				return nil, fmt.Errorf("query %q: document %q listed twice: expected each (query, document) pair once", qid, d.DocID)
-			}
-			seen[d.DocID] = struct{}{}
-		}
-		if err := e.add(qid, run[qid]); err != nil {
+		if _, err := e.add(qid, run[qid], true); err != nil {
 			return nil, err
 		}
 	}
@@ -137,7 +130,10 @@ func EvaluateReader(qrels Qrels, r io.Reader, name string, measures []Measure, o
 		}
 	}
 	rr := NewRunReader(r, name)
-	readErr := pipeline(rr, e.add)
+	readErr := pipeline(rr, func(qid string, list Ranked) error { // RunReader refuses duplicates
+		_, err := e.add(qid, list, false)
+		return err
+	})
 	if errors.Is(readErr, ErrUngrouped) && canSeek {
 		if _, serr := seeker.Seek(start, io.SeekStart); serr != nil {
 			return nil, fmt.Errorf("%w (and seeking back to read it whole failed: %v)", readErr, serr)
@@ -219,127 +215,202 @@ func pipeline(rr *RunReader, add func(string, Ranked) error) error {
 
 // evaluator accumulates per-query values.
 type evaluator struct {
-	qrels    Qrels
+	j        *Judgments
 	measures []Measure
 	opts     Options
 	res      *Result
-	buf      Ranked
 	q        queryData
+	// Buffers reused from query to query: the list's document id
+	// hashes, and the list with relevance values to sort.
+	hashes []uint64
+	items  []rankedItem
+}
+
+// rankedItem is a retrieved document with its relevance.
+type rankedItem struct {
+	ScoredDoc
+	rel int
 }
 
 func newEvaluator(qrels Qrels, measures []Measure, opts Options) (*evaluator, error) {
-	if !opts.Convention.valid() {
-		return nil, fmt.Errorf("unknown convention %d", int(opts.Convention))
+	j, err := NewJudgments(qrels, opts)
+	if err != nil {
+		return nil, err
 	}
-	if opts.RelLevel < 0 {
-		return nil, fmt.Errorf("relevance level %d: expected 1 or more", opts.RelLevel)
-	}
-	if len(qrels) == 0 {
-		return nil, fmt.Errorf("no relevance judgments")
-	}
-	if len(measures) == 0 {
-		return nil, fmt.Errorf("no measures given")
-	}
-	for _, m := range measures {
-		if m.f == nil || !m.f.conv(opts.Convention) {
-			return nil, fmt.Errorf("measure %s is not a %s measure", m, opts.Convention)
-		}
-	}
-	return &evaluator{
-		qrels:    qrels,
-		measures: measures,
-		opts:     opts,
-		res: &Result{
-			Options:  opts,
-			Measures: measures,
-			PerQuery: map[string][]float64{},
-		},
-	}, nil
+	return j.evaluator(measures)
 }
 
-// add evaluates one query. Queries are keyed by id, so the caller must not
-// pass the same id twice. A score that is NaN or infinite is an error:
-// the order, and every measure, would be arbitrary.
-func (e *evaluator) add(qid string, list Ranked) error {
-	for _, d := range list {
-		if math.IsNaN(d.Score) || math.IsInf(d.Score, 0) {
-			return fmt.Errorf("query %q, document %q: score %v: expected a finite number", qid, d.DocID, d.Score)
-		}
+// add evaluates one query and returns its values (nil when the
+// convention leaves it out). Queries are keyed by id, so the caller must
+// not pass the same id twice. With checkDups a document listed twice is
+// an error; a score that is NaN or infinite is one always: the order,
+// and every measure, would be arbitrary.
+func (e *evaluator) add(qid string, list Ranked, checkDups bool) ([]float64, error) {
+	hashes, err := checkList(qid, list, checkDups, e.hashes[:0])
+	e.hashes = hashes
+	if err != nil {
+		return nil, err
 	}
-	docs, ok := e.counted(qid)
+	return e.score(qid, list, hashes)
+}
+
+// score evaluates one checked query; hashes are its documents' (nil:
+// not computed yet).
+func (e *evaluator) score(qid string, list Ranked, hashes []uint64) ([]float64, error) {
+	jq, ok := e.counted(qid)
 	if !ok {
-		return nil
+		return nil, nil
 	}
+	if len(hashes) != len(list) && jq.hashes != nil {
+		hashes = hashDocs(list, e.hashes[:0])
+		e.hashes = hashes
+	}
+	hash := func(i int) uint64 {
+		if jq.hashes == nil {
+			return 0
+		}
+		return hashes[i]
+	}
+	// The relevance of each document in the convention's order
+	// (Convention.order's). Rankers usually list documents in order.
 	c := e.opts.Convention
 	q := &e.q
-	q.level = e.opts.level()
-	q.numRel, q.ideal = judgmentStats(docs, q.level)
-	e.buf = c.order(qid, list, e.buf)
 	q.rels = q.rels[:0]
-	for _, d := range e.buf {
-		r, ok := docs[d.DocID]
-		if !ok {
-			r = unjudged
-		}
-		q.rels = append(q.rels, r)
+	n := len(list)
+	var compare func(a, b ScoredDoc) int
+	switch c {
+	case ConventionDuReader:
+		n = min(n, DuReaderCandidates)
+	case ConventionST:
+		compare = compareST
+	default:
+		compare = compareTREC
 	}
+	if compare == nil || slices.IsSortedFunc(list, compare) {
+		for i, d := range list[:n] {
+			if c == ConventionBEIR && d.DocID == qid {
+				continue
+			}
+			q.rels = append(q.rels, jq.relevance(d.DocID, hash(i)))
+		}
+	} else {
+		items := e.items[:0]
+		for i, d := range list {
+			if c == ConventionBEIR && d.DocID == qid {
+				continue
+			}
+			items = append(items, rankedItem{d, jq.relevance(d.DocID, hash(i))})
+		}
+		// compare orders the documents of a list without duplicates
+		// totally, so any sort gives the one order.
+		slices.SortFunc(items, func(a, b rankedItem) int { return compare(a.ScoredDoc, b.ScoredDoc) })
+		for _, it := range items {
+			q.rels = append(q.rels, it.rel)
+		}
+		e.items = items
+	}
+	q.level = e.j.level
+	q.numRel, q.ideal = jq.numRel, jq.ideal
 	vals := make([]float64, len(e.measures))
 	for i, m := range e.measures {
 		vals[i] = m.f.calc(q, m.k)
 	}
 	e.res.PerQuery[qid] = vals
-	return nil
+	return vals, nil
+}
+
+// hashDocs appends the hash of each document id of list to buf.
+func hashDocs(list Ranked, buf []uint64) []uint64 {
+	for _, d := range list {
+		buf = append(buf, maphash.String(hashSeed, d.DocID))
+	}
+	return buf
+}
+
+// checkList checks query qid's list as Evaluate checks it: with
+// checkDups, a document listed twice (the first, in list order, seen
+// before) is an error; a score that is NaN or infinite is one always.
+// With checkDups it returns the documents' hashes appended to buf.
+func checkList(qid string, list Ranked, checkDups bool, buf []uint64) ([]uint64, error) {
+	if checkDups {
+		buf = hashDocs(list, buf)
+		size := 16
+		for size < 2*len(list) {
+			size *= 2
+		}
+		var small [256]int32
+		var table []int32
+		if size <= len(small) {
+			table = small[:size]
+		} else {
+			table = make([]int32, size)
+		}
+		mask := uint64(size - 1)
+		for i, d := range list {
+			h := buf[i]
+			for slot := h & mask; ; slot = (slot + 1) & mask {
+				j := table[slot]
+				if j == 0 {
+					table[slot] = int32(i + 1)
+					break
+				}
+				if buf[j-1] == h && list[j-1].DocID == d.DocID {
+					return buf, fmt.Errorf("query %q: document %q listed twice: expected each (query, document) pair once", qid, d.DocID)
+				}
+			}
+		}
+	}
+	for _, d := range list {
+		if math.IsNaN(d.Score) || math.IsInf(d.Score, 0) {
+			return buf, fmt.Errorf("query %q, document %q: score %v: expected a finite number", qid, d.DocID, d.Score)
+		}
+	}
+	return buf, nil
 }
 
 // counted returns query qid's judgments and whether the convention
 // scores it; a query it leaves out is recorded in Ignored (not judged)
 // or Dropped (st and dureader: no relevant document).
-func (e *evaluator) counted(qid string) (map[string]int, bool) {
-	docs, judged := e.qrels[qid]
+func (e *evaluator) counted(qid string) (*judgedQuery, bool) {
+	jq, judged := e.j.queries[qid]
 	if !judged {
 		e.res.Ignored = append(e.res.Ignored, qid)
 		return nil, false
 	}
-	if c := e.opts.Convention; c == ConventionST || c == ConventionDuReader {
-		if n, _ := judgmentStats(docs, e.opts.level()); n == 0 {
-			e.res.Dropped = append(e.res.Dropped, qid)
-			return nil, false
-		}
+	if !jq.scored {
+		e.res.Dropped = append(e.res.Dropped, qid)
+		return nil, false
 	}
-	return docs, true
+	return jq, true
 }
 
 func (e *evaluator) finish() (*Result, error) {
 	res := e.res
-	c := e.opts.Convention
 	if len(res.PerQuery) == 0 {
 		return nil, fmt.Errorf("no queries with both results and relevant judgments: %d run queries not in the qrels, %d without a relevant document; check that the run and qrels belong together",
 			len(res.Ignored), len(res.Dropped))
 	}
-	for qid, docs := range e.qrels {
-		if c == ConventionST || c == ConventionDuReader {
-			if n, _ := judgmentStats(docs, e.opts.level()); n == 0 {
-				continue
-			}
-		}
+	for _, qid := range e.j.scored { // sorted
 		if _, ok := res.PerQuery[qid]; !ok {
 			res.Missing = append(res.Missing, qid)
 		}
 	}
-	sort.Strings(res.Missing)
 	if res.MissingCounted() {
 		// As trec_eval 9.0.8 does under -c: a missing query is evaluated
 		// with an empty list, printed, and counted.
 		for _, qid := range res.Missing {
-			if err := e.add(qid, nil); err != nil {
+			if _, err := e.add(qid, nil, false); err != nil {
 				return nil, err
 			}
 		}
 	}
-	for qid := range res.PerQuery {
-		res.Queries = append(res.Queries, qid)
+	// Every query of PerQuery is one the convention scores.
+	res.Queries = make([]string, 0, len(res.PerQuery))
+	for _, qid := range e.j.scored {
+		if _, ok := res.PerQuery[qid]; ok {
+			res.Queries = append(res.Queries, qid)
+		}
 	}
-	sort.Strings(res.Queries)
 	sort.Strings(res.Ignored)
 	sort.Strings(res.Dropped)
 	res.NumQ = len(res.Queries)

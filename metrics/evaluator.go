@@ -10,18 +10,17 @@ import "fmt"
 // for the same lists.
 type Evaluator struct {
 	e     *evaluator
-	seen  map[string]struct{}
 	added map[string]bool
 }
 
 // NewEvaluator returns an Evaluator of measures against qrels, checked as
 // Evaluate checks them.
 func NewEvaluator(qrels Qrels, measures []Measure, opts Options) (*Evaluator, error) {
-	e, err := newEvaluator(qrels, measures, opts)
+	j, err := NewJudgments(qrels, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Evaluator{e: e, seen: map[string]struct{}{}, added: map[string]bool{}}, nil
+	return j.Evaluator(measures)
 }
 
 // Add scores query qid's list (ordered by the convention, as Evaluate
@@ -34,17 +33,42 @@ func (v *Evaluator) Add(qid string, list Ranked) ([]float64, error) {
 	if err := v.once(qid); err != nil {
 		return nil, err
 	}
-	clear(v.seen)
-	for _, d := range list {
-		if _, dup := v.seen[d.DocID]; dup {
-			return nil, fmt.Errorf("query %q: document %q listed twice: expected each (query, document) pair once", qid, d.DocID)
-		}
-		v.seen[d.DocID] = struct{}{}
-	}
-	if err := v.e.add(qid, list); err != nil {
+	return v.e.add(qid, list, true)
+}
+
+// A CheckedList is one query's ranked list checked once, as
+// Evaluator.Add checks it, and ready to be scored by any number of
+// Evaluators (Evaluator.AddChecked), under any convention, without
+// being checked again: a caller that scores each list under several
+// conventions checks it once.
+type CheckedList struct {
+	qid    string
+	list   Ranked
+	hashes []uint64
+}
+
+// CheckList checks query qid's list as Evaluator.Add does: a document
+// listed twice or a score that is NaN or infinite is an error. The list
+// is kept, not copied, and must not change while the CheckedList is in
+// use.
+func CheckList(qid string, list Ranked) (*CheckedList, error) {
+	hashes, err := checkList(qid, list, true, make([]uint64, 0, len(list)))
+	if err != nil {
 		return nil, err
 	}
-	return v.e.res.PerQuery[qid], nil
+	return &CheckedList{qid: qid, list: list, hashes: hashes}, nil
+}
+
+// QueryID returns the id of the query the list was checked for.
+func (c *CheckedList) QueryID() string { return c.qid }
+
+// AddChecked is Add of the query and list c holds, which CheckList
+// checked: it returns what Add returns for them.
+func (v *Evaluator) AddChecked(c *CheckedList) ([]float64, error) {
+	if err := v.once(c.qid); err != nil {
+		return nil, err
+	}
+	return v.e.score(c.qid, c.list, c.hashes)
 }
 
 // Reuse records query qid with the values an earlier Add returned for

@@ -1,0 +1,130 @@
+package metrics
+
+import (
+	"fmt"
+	"hash/maphash"
+	"slices"
+)
+
+// Judgments are qrels prepared for scoring under one set of options: each
+// query's relevant-document count and ideal gains, whether the convention
+// scores it, and its judged documents hashed for quick look-up. A caller
+// that scores many runs against the same qrels (the runs of a rate sweep)
+// prepares them once and makes an Evaluator per run with
+// Judgments.Evaluator; the values are those of NewEvaluator.
+//
+// Judgments keep qrels, which must not change while they are in use. A
+// Judgments may be used by several goroutines at once; each Evaluator by
+// one.
+type Judgments struct {
+	qrels   Qrels
+	opts    Options
+	level   int
+	queries map[string]*judgedQuery
+	// scored lists the queries the convention scores, sorted byte-wise:
+	// under st and dureader those with a relevant document, else all.
+	scored []string
+}
+
+// judgedQuery is one query's prepared judgments.
+type judgedQuery struct {
+	docs   map[string]int
+	numRel int   // judged documents with relevance >= level
+	ideal  []int // positive relevance values, descending
+	scored bool  // false: st or dureader, and no relevant document
+	// hashes, ids and rels are the judged documents, for queries with few
+	// of them (at most smallJudged); others look documents up in docs.
+	hashes []uint64
+	ids    []string
+	rels   []int
+}
+
+// smallJudged is the most judged documents a query looks up by a linear
+// scan of their hashes rather than in its map.
+const smallJudged = 32
+
+// hashSeed seeds the document id hashes of Evaluator's look-ups.
+var hashSeed = maphash.MakeSeed()
+
+// NewJudgments prepares qrels for scoring under opts, checked as
+// Evaluate checks them.
+func NewJudgments(qrels Qrels, opts Options) (*Judgments, error) {
+	if !opts.Convention.valid() {
+		return nil, fmt.Errorf("unknown convention %d", int(opts.Convention))
+	}
+	if opts.RelLevel < 0 {
+		return nil, fmt.Errorf("relevance level %d: expected 1 or more", opts.RelLevel)
+	}
+	if len(qrels) == 0 {
+		return nil, fmt.Errorf("no relevance judgments")
+	}
+	j := &Judgments{qrels: qrels, opts: opts, level: opts.level(), queries: make(map[string]*judgedQuery, len(qrels))}
+	dropsEmpty := opts.Convention == ConventionST || opts.Convention == ConventionDuReader
+	for qid, docs := range qrels {
+		q := &judgedQuery{docs: docs}
+		q.numRel, q.ideal = judgmentStats(docs, j.level)
+		q.scored = !dropsEmpty || q.numRel > 0
+		if len(docs) <= smallJudged {
+			for id, r := range docs {
+				q.hashes = append(q.hashes, maphash.String(hashSeed, id))
+				q.ids = append(q.ids, id)
+				q.rels = append(q.rels, r)
+			}
+		}
+		j.queries[qid] = q
+		if q.scored {
+			j.scored = append(j.scored, qid)
+		}
+	}
+	slices.Sort(j.scored)
+	return j, nil
+}
+
+// Evaluator returns an Evaluator of measures against j, as NewEvaluator
+// returns one against j's qrels and options.
+func (j *Judgments) Evaluator(measures []Measure) (*Evaluator, error) {
+	e, err := j.evaluator(measures)
+	if err != nil {
+		return nil, err
+	}
+	return &Evaluator{e: e, added: map[string]bool{}}, nil
+}
+
+// evaluator returns an evaluator of measures against j.
+func (j *Judgments) evaluator(measures []Measure) (*evaluator, error) {
+	if len(measures) == 0 {
+		return nil, fmt.Errorf("no measures given")
+	}
+	for _, m := range measures {
+		if m.f == nil || !m.f.conv(j.opts.Convention) {
+			return nil, fmt.Errorf("measure %s is not a %s measure", m, j.opts.Convention)
+		}
+	}
+	return &evaluator{
+		j:        j,
+		measures: measures,
+		opts:     j.opts,
+		res: &Result{
+			Options:  j.opts,
+			Measures: measures,
+			PerQuery: map[string][]float64{},
+		},
+	}, nil
+}
+
+// relevance returns the relevance of document id (hashed h) for q, or
+// unjudged.
+func (q *judgedQuery) relevance(id string, h uint64) int {
+	if q.hashes == nil {
+		if r, ok := q.docs[id]; ok {
+			return r
+		}
+		return unjudged
+	}
+	for i, x := range q.hashes {
+		if x == h && q.ids[i] == id {
+			return q.rels[i]
+		}
+	}
+	return unjudged
+}
