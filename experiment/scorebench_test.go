@@ -15,7 +15,7 @@ import (
 // 7 rates, 5 seeds, top 100) once and returns its qrels and its 31 runs as
 // scoreRun takes them: a query's equal lists share one ranking, as the
 // rankings of a session's equal query sequences do.
-func lessonRankings(b *testing.B) (metrics.Qrels, []map[string]*ranking) {
+func lessonRankings(b testing.TB) (metrics.Qrels, []map[string]*ranking) {
 	sharedtest.ModelDir(b, "static")
 	c, err := dataset.Demo("test")
 	if err != nil {

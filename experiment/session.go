@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -280,10 +281,34 @@ func (s *Session) perturbedIDs(c *dataset.Collection, m *Model, task string, pc 
 }
 
 // A scorer scores the runs of one model on one collection: its qrels,
-// prepared once per convention when the first run is scored.
+// prepared once per convention when the first run is scored, and the
+// per-query values it handed out. The values of most queries repeat from
+// run to run (a perturbation that leaves the relevant documents' ranks
+// alone leaves every value alone), so a run whose query has the values
+// of an earlier run's shares that run's maps (RunResult.PerQuery is
+// read-only).
 type scorer struct {
 	qrels    metrics.Qrels
 	prepared []*metrics.Judgments // by runner.scoring
+
+	index  map[string]int // qrels query id -> position in qids
+	qids   []string
+	maps   [][]valuesMap   // by query position * len(scoring) + scoring
+	values [][]valuesEntry // by query position
+}
+
+// valuesEntry is a Values handed out, and the maps it holds: by
+// scoring, 1 + the map's position in its scorer.maps slot, 0 for none.
+type valuesEntry struct {
+	maps []int32
+	v    results.Values
+}
+
+// valuesMap is a query's values under one convention, as a list and as
+// the map a RunResult holds.
+type valuesMap struct {
+	vals []float64 // nil: all 0
+	m    map[string]float64
 }
 
 // judgments returns the qrels prepared for the scoring of index i.
@@ -313,74 +338,161 @@ func (r *runner) scoreRun(s *scorer, rankings map[string]*ranking, td *taskData)
 	}
 	rr := &results.RunResult{Run: run, Means: results.Values{}, Queries: map[metrics.Convention]int{}, PerQuery: make(map[string]results.Values, len(s.qrels))}
 	qids := run.QueryIDs()
-	// Each list scored is checked (and its documents hashed) once for
-	// every convention.
-	checked := make([]*metrics.CheckedList, len(qids))
+	evs := make([]*metrics.Evaluator, len(r.scoring))
 	for i, sc := range r.scoring {
 		j, err := s.judgments(r.scoring, i)
 		if err != nil {
 			return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
 		}
-		ev, err := j.Evaluator(sc.measures)
-		if err != nil {
+		if evs[i], err = j.Evaluator(sc.measures); err != nil {
 			return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
 		}
-		for k, qid := range qids {
-			rk := rankings[qid]
+	}
+	// Query by query, each list checked (and its documents hashed) once
+	// for every convention.
+	var list metrics.CheckedList
+	var slab []rankingVals // where new rankings' values go
+	for _, qid := range qids {
+		rk := rankings[qid]
+		checked := false
+		for i, sc := range r.scoring {
 			if vals, ok := rk.values(qid, sc.key); ok {
-				if err := ev.Reuse(qid, vals); err != nil {
+				if err := evs[i].Reuse(qid, vals); err != nil {
 					return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
 				}
 				continue
 			}
-			if checked[k] == nil {
-				if checked[k], err = metrics.CheckList(qid, rk.list); err != nil {
+			if !checked {
+				if err := list.Check(qid, rk.list); err != nil {
 					return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
 				}
+				checked = true
 			}
-			vals, err := ev.AddChecked(checked[k])
+			vals, err := evs[i].AddChecked(&list)
 			if err != nil {
 				return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
 			}
+			if rk.vals == nil {
+				if len(slab) == 0 {
+					slab = make([]rankingVals, len(qids)*len(r.scoring))
+				}
+				rk.vals, slab = slab[:0:len(r.scoring)], slab[len(r.scoring):]
+			}
 			rk.vals = append(rk.vals, rankingVals{qid: qid, key: sc.key, vals: vals})
 		}
-		res, err := ev.Finish()
-		if err != nil {
+	}
+	res := make([]*metrics.Result, len(r.scoring))
+	for i, sc := range r.scoring {
+		var err error
+		if res[i], err = evs[i].Finish(); err != nil {
 			return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
 		}
-		r.addScores(rr, sc, res)
+		for k, name := range sc.names {
+			rr.Means.Set(sc.conv, name, res[i].All[k])
+		}
+		rr.Queries[sc.conv] = res[i].NumQ
 	}
+	s.addPerQuery(rr, r.scoring, res)
 	return rr, nil
 }
 
-// addScores adds the evaluation res of convention sc to rr.
-func (r *runner) addScores(rr *results.RunResult, sc scoring, res *metrics.Result) {
-	for i, name := range sc.names {
-		rr.Means.Set(sc.conv, name, res.All[i])
-	}
-	rr.Queries[sc.conv] = res.NumQ
-	set := func(qid string, vals []float64) {
-		qv := rr.PerQuery[qid]
-		if qv == nil {
-			qv = make(results.Values, len(r.scoring))
-			rr.PerQuery[qid] = qv
+// addPerQuery adds to rr the per-query values of the evaluations res of
+// the conventions scs: every evaluated query's, 0 for those missing from
+// the run (Complete). A query's map under a convention is the one an
+// earlier run got for the same values, and its Values the earlier run's
+// when all its maps are.
+func (s *scorer) addPerQuery(rr *results.RunResult, scs []scoring, res []*metrics.Result) {
+	nc := len(scs)
+	if s.index == nil {
+		s.qids = s.qrels.QueryIDs()
+		s.index = make(map[string]int, len(s.qids))
+		for i, qid := range s.qids {
+			s.index[qid] = i
 		}
-		per := make(map[string]float64, len(sc.names))
-		for i, name := range sc.names {
+		s.maps = make([][]valuesMap, len(s.qids)*nc)
+		s.values = make([][]valuesEntry, len(s.qids))
+	}
+	chosen := make([]int32, len(s.qids)*nc) // 1 + position in the slot, 0: none
+	set := func(c int, qid string, vals []float64) {
+		q, ok := s.index[qid]
+		if !ok { // not a qrels query: no convention evaluates one
+			return
+		}
+		slot := &s.maps[q*nc+c]
+		for i, vm := range *slot {
+			if sameBits(vm.vals, vals) {
+				chosen[q*nc+c] = int32(i + 1)
+				return
+			}
+		}
+		m := make(map[string]float64, len(scs[c].names))
+		for i, name := range scs[c].names {
 			v := 0.0 // Complete: a query missing from the run scores 0
 			if vals != nil {
 				v = vals[i]
 			}
-			per[name] = v
+			m[name] = v
 		}
-		qv[sc.conv] = per
+		*slot = append(*slot, valuesMap{vals: vals, m: m})
+		chosen[q*nc+c] = int32(len(*slot))
 	}
-	for _, qid := range res.Queries {
-		set(qid, res.PerQuery[qid])
+	for c, r := range res {
+		for _, qid := range r.Queries {
+			set(c, qid, r.PerQuery[qid])
+		}
+		for _, qid := range r.Missing {
+			set(c, qid, nil)
+		}
 	}
-	for _, qid := range res.Missing {
-		set(qid, nil)
+	for q, qid := range s.qids {
+		ids := chosen[q*nc : q*nc+nc]
+		if !slices.ContainsFunc(ids, func(i int32) bool { return i > 0 }) {
+			continue
+		}
+		var v results.Values
+		for _, e := range s.values[q] {
+			if slices.Equal(e.maps, ids) {
+				v = e.v
+				break
+			}
+		}
+		if v == nil {
+			v = make(results.Values, nc)
+			for c, i := range ids {
+				if i > 0 {
+					v[scs[c].conv] = s.maps[q*nc+c][i-1].m
+				}
+			}
+			s.values[q] = append(s.values[q], valuesEntry{maps: slices.Clone(ids), v: v})
+		}
+		rr.PerQuery[qid] = v
 	}
+}
+
+// sameBits reports whether a and b hold the same float64 bits (nil: as
+// many zeros as the other holds values).
+func sameBits(a, b []float64) bool {
+	if a == nil || b == nil {
+		a, b = b, a
+		if a == nil {
+			return true
+		}
+		for _, x := range a {
+			if math.Float64bits(x) != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameMatrix reports whether a and b hold the same vectors.

@@ -224,6 +224,7 @@ type evaluator struct {
 	// hashes, and the list with relevance values to sort.
 	hashes []uint64
 	items  []rankedItem
+	slab   []float64 // where the next queries' values go
 }
 
 // rankedItem is a retrieved document with its relevance.
@@ -311,7 +312,13 @@ func (e *evaluator) score(qid string, list Ranked, hashes []uint64) ([]float64, 
 	}
 	q.level = e.j.level
 	q.numRel, q.ideal = jq.numRel, jq.ideal
-	vals := make([]float64, len(e.measures))
+	// The values of the queries share a few allocations.
+	m := len(e.measures)
+	if len(e.slab) < m {
+		e.slab = make([]float64, m*min(64, max(len(e.j.scored), 1)))
+	}
+	vals := e.slab[:m:m]
+	e.slab = e.slab[m:]
 	for i, m := range e.measures {
 		vals[i] = m.f.calc(q, m.k)
 	}

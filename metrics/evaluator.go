@@ -9,8 +9,11 @@ import "fmt"
 // distinct list is scored once. Finish gives the Result Evaluate gives
 // for the same lists.
 type Evaluator struct {
-	e     *evaluator
-	added map[string]bool
+	e *evaluator
+	// added marks the queries added: the judged ones by their index in
+	// the Judgments, the others by id.
+	added      []bool
+	addedOther map[string]bool
 }
 
 // NewEvaluator returns an Evaluator of measures against qrels, checked as
@@ -40,31 +43,34 @@ func (v *Evaluator) Add(qid string, list Ranked) ([]float64, error) {
 // Evaluator.Add checks it, and ready to be scored by any number of
 // Evaluators (Evaluator.AddChecked), under any convention, without
 // being checked again: a caller that scores each list under several
-// conventions checks it once.
+// conventions checks it once. The zero value is ready for Check, which
+// reuses its memory list after list.
 type CheckedList struct {
 	qid    string
 	list   Ranked
 	hashes []uint64
+	ok     bool
 }
 
-// CheckList checks query qid's list as Evaluator.Add does: a document
-// listed twice or a score that is NaN or infinite is an error. The list
-// is kept, not copied, and must not change while the CheckedList is in
-// use.
-func CheckList(qid string, list Ranked) (*CheckedList, error) {
-	hashes, err := checkList(qid, list, true, make([]uint64, 0, len(list)))
-	if err != nil {
-		return nil, err
-	}
-	return &CheckedList{qid: qid, list: list, hashes: hashes}, nil
+// Check checks query qid's list as Evaluator.Add does (a document listed
+// twice or a score that is NaN or infinite is an error) and holds it in
+// c, in place of the list c held. The list is kept, not copied, and must
+// not change while c holds it.
+func (c *CheckedList) Check(qid string, list Ranked) error {
+	hashes, err := checkList(qid, list, true, c.hashes[:0])
+	c.qid, c.list, c.hashes, c.ok = qid, list, hashes, err == nil
+	return err
 }
 
-// QueryID returns the id of the query the list was checked for.
+// QueryID returns the id of the query whose list c holds.
 func (c *CheckedList) QueryID() string { return c.qid }
 
-// AddChecked is Add of the query and list c holds, which CheckList
+// AddChecked is Add of the query and list c holds, which c.Check
 // checked: it returns what Add returns for them.
 func (v *Evaluator) AddChecked(c *CheckedList) ([]float64, error) {
+	if !c.ok {
+		return nil, fmt.Errorf("query %q: list not checked (CheckedList.Check failed or was not called)", c.qid)
+	}
 	if err := v.once(c.qid); err != nil {
 		return nil, err
 	}
@@ -93,10 +99,20 @@ func (v *Evaluator) Reuse(qid string, vals []float64) error {
 
 // once fails when qid was added before.
 func (v *Evaluator) once(qid string) error {
-	if v.added[qid] {
+	if jq, ok := v.e.j.queries[qid]; ok {
+		if v.added[jq.index] {
+			return fmt.Errorf("query %q added twice", qid)
+		}
+		v.added[jq.index] = true
+		return nil
+	}
+	if v.addedOther[qid] {
 		return fmt.Errorf("query %q added twice", qid)
 	}
-	v.added[qid] = true
+	if v.addedOther == nil {
+		v.addedOther = map[string]bool{}
+	}
+	v.addedOther[qid] = true
 	return nil
 }
 

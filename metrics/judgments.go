@@ -28,6 +28,7 @@ type Judgments struct {
 
 // judgedQuery is one query's prepared judgments.
 type judgedQuery struct {
+	index  int // in the order the Judgments prepared the queries
 	docs   map[string]int
 	numRel int   // judged documents with relevance >= level
 	ideal  []int // positive relevance values, descending
@@ -58,13 +59,14 @@ func NewJudgments(qrels Qrels, opts Options) (*Judgments, error) {
 	if len(qrels) == 0 {
 		return nil, fmt.Errorf("no relevance judgments")
 	}
-	j := &Judgments{qrels: qrels, opts: opts, level: opts.level(), queries: make(map[string]*judgedQuery, len(qrels))}
+	j := &Judgments{qrels: qrels, opts: opts, level: opts.level(), queries: make(map[string]*judgedQuery, len(qrels)), scored: make([]string, 0, len(qrels))}
 	dropsEmpty := opts.Convention == ConventionST || opts.Convention == ConventionDuReader
 	for qid, docs := range qrels {
-		q := &judgedQuery{docs: docs}
+		q := &judgedQuery{index: len(j.queries), docs: docs}
 		q.numRel, q.ideal = judgmentStats(docs, j.level)
 		q.scored = !dropsEmpty || q.numRel > 0
 		if len(docs) <= smallJudged {
+			q.hashes, q.ids, q.rels = make([]uint64, 0, len(docs)), make([]string, 0, len(docs)), make([]int, 0, len(docs))
 			for id, r := range docs {
 				q.hashes = append(q.hashes, maphash.String(hashSeed, id))
 				q.ids = append(q.ids, id)
@@ -87,7 +89,7 @@ func (j *Judgments) Evaluator(measures []Measure) (*Evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Evaluator{e: e, added: map[string]bool{}}, nil
+	return &Evaluator{e: e, added: make([]bool, len(j.queries))}, nil
 }
 
 // evaluator returns an evaluator of measures against j.
@@ -107,7 +109,7 @@ func (j *Judgments) evaluator(measures []Measure) (*evaluator, error) {
 		res: &Result{
 			Options:  j.opts,
 			Measures: measures,
-			PerQuery: map[string][]float64{},
+			PerQuery: make(map[string][]float64, len(j.scored)),
 		},
 	}, nil
 }

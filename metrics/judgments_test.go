@@ -45,7 +45,7 @@ func stringPathValues(qrels Qrels, qid string, list Ranked, measures []Measure, 
 // TestCheckedListsEqualStringPath scores the real run of trec_eval's
 // test suite (../shared) against its real qrels, whole (hundreds of
 // judgments a query: looked up in maps) and cut to a few judgments a
-// query (looked up by hash), each list checked once by CheckList and
+// query (looked up by hash), each list checked once by CheckedList.Check and
 // scored under every convention, in file order and sorted as a ranker
 // lists (the two order paths), with run queries the qrels lack, unjudged
 // documents and qrels queries the run lacks; every value must equal the
@@ -99,8 +99,8 @@ func TestCheckedListsEqualStringPath(t *testing.T) {
 		for ri, r := range []Run{run, sorted} {
 			checked := map[string]*CheckedList{}
 			for _, qid := range r.QueryIDs() {
-				c, err := CheckList(qid, r[qid])
-				if err != nil {
+				c := new(CheckedList)
+				if err := c.Check(qid, r[qid]); err != nil {
 					t.Fatal(err)
 				}
 				checked[qid] = c
@@ -148,7 +148,7 @@ func TestCheckedListsEqualStringPath(t *testing.T) {
 	}
 }
 
-// TestCheckListErrors checks that CheckList refuses what Add refuses,
+// TestCheckListErrors checks that CheckedList.Check refuses what Add refuses,
 // with Add's message: the first document (in list order) listed a
 // second time, and scores that are not finite.
 func TestCheckListErrors(t *testing.T) {
@@ -168,26 +168,39 @@ func TestCheckListErrors(t *testing.T) {
 		{"NaN", Ranked{{"a", 1}, {"b", math.NaN()}}, `query "q1", document "b": score NaN: expected a finite number`},
 		{"duplicate before NaN", Ranked{{"a", math.NaN()}, {"a", 1}}, `document "a" listed twice`},
 	}
+	var reused CheckedList // each case checked into the memory of the one before
 	for _, c := range cases {
-		_, err := CheckList("q1", c.list)
+		err := reused.Check("q1", c.list)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: CheckList: %v, want %q", c.name, err, c.want)
+			t.Errorf("%s: Check: %v, want %q", c.name, err, c.want)
 		}
 		ev, _ := NewEvaluator(qrels, ms, Options{Convention: ConventionST})
 		_, addErr := ev.Add("q1", c.list)
 		if addErr == nil || err == nil || addErr.Error() != err.Error() {
-			t.Errorf("%s: Add: %v, CheckList: %v", c.name, addErr, err)
+			t.Errorf("%s: Add: %v, Check: %v", c.name, addErr, err)
+		}
+		ev, _ = NewEvaluator(qrels, ms, Options{Convention: ConventionST})
+		if _, err := ev.AddChecked(&reused); err == nil || !strings.Contains(err.Error(), "not checked") {
+			t.Errorf("%s: AddChecked of a list that failed its check: %v", c.name, err)
 		}
 	}
-	c, err := CheckList("q1", long)
-	if err != nil {
+	if _, err := new(Evaluator).AddChecked(new(CheckedList)); err == nil {
+		t.Error("AddChecked of a list never checked: no error")
+	}
+	if err := reused.Check("q1", long); err != nil {
 		t.Fatal(err)
 	}
 	ev, _ := NewEvaluator(qrels, ms, Options{Convention: ConventionST})
-	if _, err := ev.AddChecked(c); err != nil {
+	if _, err := ev.AddChecked(&reused); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ev.AddChecked(c); err == nil || !strings.Contains(err.Error(), "added twice") {
+	if _, err := ev.AddChecked(&reused); err == nil || !strings.Contains(err.Error(), "added twice") {
 		t.Errorf("query added twice: %v", err)
+	}
+	if _, err := ev.Add("q9", long); err != nil { // not in the qrels: left out
+		t.Fatal(err)
+	}
+	if _, err := ev.Add("q9", long); err == nil || !strings.Contains(err.Error(), "added twice") {
+		t.Errorf("unjudged query added twice: %v", err)
 	}
 }
