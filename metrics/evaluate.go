@@ -3,7 +3,6 @@ package metrics
 import (
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"math"
 	"slices"
@@ -262,45 +261,52 @@ func (e *evaluator) score(qid string, list Ranked, hashes []uint64) ([]float64, 
 	if !ok {
 		return nil, nil
 	}
-	if len(hashes) != len(list) && jq.hashes != nil {
+	return e.scoreJudged(jq, qid, list, hashes), nil
+}
+
+// scoreJudged evaluates one checked query the convention scores, with
+// its judgments jq.
+func (e *evaluator) scoreJudged(jq *judgedQuery, qid string, list Ranked, hashes []uint64) []float64 {
+	if jq.hashes == nil {
+		hashes = nil
+	} else if len(hashes) != len(list) {
 		hashes = hashDocs(list, e.hashes[:0])
 		e.hashes = hashes
-	}
-	hash := func(i int) uint64 {
-		if jq.hashes == nil {
-			return 0
-		}
-		return hashes[i]
 	}
 	// The relevance of each document in the convention's order
 	// (Convention.order's). Rankers usually list documents in order.
 	c := e.opts.Convention
 	q := &e.q
 	q.rels = q.rels[:0]
-	n := len(list)
-	var compare func(a, b ScoredDoc) int
-	switch c {
-	case ConventionDuReader:
-		n = min(n, DuReaderCandidates)
-	case ConventionST:
-		compare = compareST
-	default:
-		compare = compareTREC
-	}
-	if compare == nil || slices.IsSortedFunc(list, compare) {
-		for i, d := range list[:n] {
+	if inOrder(c, list) {
+		if c == ConventionDuReader {
+			list = list[:min(len(list), DuReaderCandidates)]
+		}
+		for i, d := range list {
 			if c == ConventionBEIR && d.DocID == qid {
 				continue
 			}
-			q.rels = append(q.rels, jq.relevance(d.DocID, hash(i)))
+			var h uint64
+			if hashes != nil {
+				h = hashes[i]
+			}
+			q.rels = append(q.rels, jq.relevance(d.DocID, h))
 		}
 	} else {
+		compare := compareTREC
+		if c == ConventionST {
+			compare = compareST
+		}
 		items := e.items[:0]
 		for i, d := range list {
 			if c == ConventionBEIR && d.DocID == qid {
 				continue
 			}
-			items = append(items, rankedItem{d, jq.relevance(d.DocID, hash(i))})
+			var h uint64
+			if hashes != nil {
+				h = hashes[i]
+			}
+			items = append(items, rankedItem{d, jq.relevance(d.DocID, h)})
 		}
 		// compare orders the documents of a list without duplicates
 		// totally, so any sort gives the one order.
@@ -323,13 +329,35 @@ func (e *evaluator) score(qid string, list Ranked, hashes []uint64) ([]float64, 
 		vals[i] = m.f.calc(q, m.k)
 	}
 	e.res.PerQuery[qid] = vals
-	return vals, nil
+	return vals
+}
+
+// inOrder reports whether list is in the order convention c scores it
+// in (DuReader's: any), so that it need not be sorted.
+func inOrder(c Convention, list Ranked) bool {
+	switch c {
+	case ConventionDuReader:
+		return true
+	case ConventionST:
+		for i := 1; i < len(list); i++ {
+			if compareST(list[i-1], list[i]) > 0 {
+				return false
+			}
+		}
+	default:
+		for i := 1; i < len(list); i++ {
+			if compareTREC(list[i-1], list[i]) > 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // hashDocs appends the hash of each document id of list to buf.
 func hashDocs(list Ranked, buf []uint64) []uint64 {
 	for _, d := range list {
-		buf = append(buf, maphash.String(hashSeed, d.DocID))
+		buf = append(buf, hashID(d.DocID))
 	}
 	return buf
 }

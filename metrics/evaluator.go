@@ -71,10 +71,15 @@ func (v *Evaluator) AddChecked(c *CheckedList) ([]float64, error) {
 	if !c.ok {
 		return nil, fmt.Errorf("query %q: list not checked (CheckedList.Check failed or was not called)", c.qid)
 	}
-	if err := v.once(c.qid); err != nil {
+	jq, judged := v.e.j.queries[c.qid]
+	if err := v.onceJudged(c.qid, jq, judged); err != nil {
 		return nil, err
 	}
-	return v.e.score(c.qid, c.list, c.hashes)
+	if !judged || !jq.scored {
+		v.e.counted(c.qid) // records it as Ignored or Dropped
+		return nil, nil
+	}
+	return v.e.scoreJudged(jq, c.qid, c.list, c.hashes), nil
 }
 
 // Reuse records query qid with the values an earlier Add returned for
@@ -99,7 +104,14 @@ func (v *Evaluator) Reuse(qid string, vals []float64) error {
 
 // once fails when qid was added before.
 func (v *Evaluator) once(qid string) error {
-	if jq, ok := v.e.j.queries[qid]; ok {
+	jq, ok := v.e.j.queries[qid]
+	return v.onceJudged(qid, jq, ok)
+}
+
+// onceJudged is once of a query with judgments jq (judged: in the
+// Judgments).
+func (v *Evaluator) onceJudged(qid string, jq *judgedQuery, judged bool) error {
+	if judged {
 		if v.added[jq.index] {
 			return fmt.Errorf("query %q added twice", qid)
 		}
