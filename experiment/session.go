@@ -291,8 +291,7 @@ type scorer struct {
 	qrels    metrics.Qrels
 	prepared []*metrics.Judgments // by runner.scoring
 
-	index  map[string]int // qrels query id -> position in qids
-	qids   []string
+	qids   []string        // the qrels queries, sorted
 	maps   [][]valuesMap   // by query position * len(scoring) + scoring
 	values [][]valuesEntry // by query position
 }
@@ -403,21 +402,13 @@ func (r *runner) scoreRun(s *scorer, rankings map[string]*ranking, td *taskData)
 // when all its maps are.
 func (s *scorer) addPerQuery(rr *results.RunResult, scs []scoring, res []*metrics.Result) {
 	nc := len(scs)
-	if s.index == nil {
+	if s.qids == nil {
 		s.qids = s.qrels.QueryIDs()
-		s.index = make(map[string]int, len(s.qids))
-		for i, qid := range s.qids {
-			s.index[qid] = i
-		}
 		s.maps = make([][]valuesMap, len(s.qids)*nc)
 		s.values = make([][]valuesEntry, len(s.qids))
 	}
 	chosen := make([]int32, len(s.qids)*nc) // 1 + position in the slot, 0: none
-	set := func(c int, qid string, vals []float64) {
-		q, ok := s.index[qid]
-		if !ok { // not a qrels query: no convention evaluates one
-			return
-		}
+	set := func(c, q int, vals []float64) {
 		slot := &s.maps[q*nc+c]
 		for i, vm := range *slot {
 			if sameBits(vm.vals, vals) {
@@ -436,12 +427,26 @@ func (s *scorer) addPerQuery(rr *results.RunResult, scs []scoring, res []*metric
 		*slot = append(*slot, valuesMap{vals: vals, m: m})
 		chosen[q*nc+c] = int32(len(*slot))
 	}
-	for c, r := range res {
-		for _, qid := range r.Queries {
-			set(c, qid, r.PerQuery[qid])
+	// Queries and Missing are sorted qrels queries, as s.qids are: each
+	// one's position is found walking s.qids.
+	at := func(q int, qid string) int {
+		for q < len(s.qids) && s.qids[q] != qid {
+			q++
 		}
+		return q
+	}
+	for c, r := range res {
+		q := 0
+		for _, qid := range r.Queries {
+			if q = at(q, qid); q < len(s.qids) {
+				set(c, q, r.PerQuery[qid])
+			}
+		}
+		q = 0
 		for _, qid := range r.Missing {
-			set(c, qid, nil)
+			if q = at(q, qid); q < len(s.qids) {
+				set(c, q, nil)
+			}
 		}
 	}
 	for q, qid := range s.qids {

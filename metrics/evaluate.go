@@ -224,6 +224,8 @@ type evaluator struct {
 	hashes []uint64
 	items  []rankedItem
 	slab   []float64 // where the next queries' values go
+	// byIndex holds the values of res.PerQuery by query index in j.
+	byIndex [][]float64
 }
 
 // rankedItem is a retrieved document with its relevance.
@@ -329,6 +331,7 @@ func (e *evaluator) scoreJudged(jq *judgedQuery, qid string, list Ranked, hashes
 		vals[i] = m.f.calc(q, m.k)
 	}
 	e.res.PerQuery[qid] = vals
+	e.byIndex[jq.index] = vals
 	return vals
 }
 
@@ -425,8 +428,8 @@ func (e *evaluator) finish() (*Result, error) {
 		return nil, fmt.Errorf("no queries with both results and relevant judgments: %d run queries not in the qrels, %d without a relevant document; check that the run and qrels belong together",
 			len(res.Ignored), len(res.Dropped))
 	}
-	for _, qid := range e.j.scored { // sorted
-		if _, ok := res.PerQuery[qid]; !ok {
+	for k, qid := range e.j.scored { // sorted
+		if e.byIndex[e.j.scoredAt[k]] == nil {
 			res.Missing = append(res.Missing, qid)
 		}
 	}
@@ -441,20 +444,20 @@ func (e *evaluator) finish() (*Result, error) {
 	}
 	// Every query of PerQuery is one the convention scores.
 	res.Queries = make([]string, 0, len(res.PerQuery))
-	for _, qid := range e.j.scored {
-		if _, ok := res.PerQuery[qid]; ok {
-			res.Queries = append(res.Queries, qid)
+	res.All = make([]float64, len(e.measures))
+	for k, qid := range e.j.scored {
+		vals := e.byIndex[e.j.scoredAt[k]]
+		if vals == nil {
+			continue
+		}
+		res.Queries = append(res.Queries, qid)
+		for i, v := range vals { // trec_eval sums in query id order
+			res.All[i] += v
 		}
 	}
 	sort.Strings(res.Ignored)
 	sort.Strings(res.Dropped)
 	res.NumQ = len(res.Queries)
-	res.All = make([]float64, len(e.measures))
-	for _, qid := range res.Queries { // trec_eval sums in query id order
-		for i, v := range res.PerQuery[qid] {
-			res.All[i] += v
-		}
-	}
 	for i, m := range e.measures {
 		if !m.f.sum {
 			res.All[i] /= float64(res.NumQ)

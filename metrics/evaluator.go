@@ -86,10 +86,12 @@ func (v *Evaluator) AddChecked(c *CheckedList) ([]float64, error) {
 // the same query and an equal list, under the same qrels, measures and
 // options (nil: the query is left out); the values are kept, not copied.
 func (v *Evaluator) Reuse(qid string, vals []float64) error {
-	if err := v.once(qid); err != nil {
+	jq, judged := v.e.j.queries[qid]
+	if err := v.onceJudged(qid, jq, judged); err != nil {
 		return err
 	}
-	if _, ok := v.e.counted(qid); !ok {
+	if !judged || !jq.scored {
+		v.e.counted(qid) // records it as Ignored or Dropped
 		if vals != nil {
 			return fmt.Errorf("query %q: values reused for a query the %s convention leaves out", qid, v.e.opts.Convention)
 		}
@@ -99,6 +101,7 @@ func (v *Evaluator) Reuse(qid string, vals []float64) error {
 		return fmt.Errorf("query %q: %d values reused for %d measures", qid, len(vals), len(v.e.measures))
 	}
 	v.e.res.PerQuery[qid] = vals
+	v.e.byIndex[jq.index] = vals
 	return nil
 }
 

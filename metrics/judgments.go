@@ -22,7 +22,8 @@ type Judgments struct {
 	queries map[string]*judgedQuery
 	// scored lists the queries the convention scores, sorted byte-wise:
 	// under st and dureader those with a relevant document, else all.
-	scored []string
+	scored   []string
+	scoredAt []int // the index of each query of scored
 }
 
 // judgedQuery is one query's prepared judgments.
@@ -96,6 +97,10 @@ func NewJudgments(qrels Qrels, opts Options) (*Judgments, error) {
 		}
 	}
 	slices.Sort(j.scored)
+	j.scoredAt = make([]int, len(j.scored))
+	for k, qid := range j.scored {
+		j.scoredAt[k] = j.queries[qid].index
+	}
 	return j, nil
 }
 
@@ -121,6 +126,7 @@ func (j *Judgments) evaluator(measures []Measure) (*evaluator, error) {
 	}
 	return &evaluator{
 		j:        j,
+		byIndex:  make([][]float64, len(j.queries)),
 		measures: measures,
 		opts:     j.opts,
 		res: &Result{
