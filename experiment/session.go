@@ -373,7 +373,13 @@ func (r *runner) scoreRun(s *scorer, rankings map[string]*ranking, td *taskData)
 			}
 			if rk.vals == nil {
 				if len(slab) == 0 {
-					slab = make([]rankingVals, len(qids)*len(r.scoring))
+					fresh := 0
+					for _, rk := range rankings {
+						if rk.vals == nil {
+							fresh++
+						}
+					}
+					slab = make([]rankingVals, max(fresh, 1)*len(r.scoring))
 				}
 				rk.vals, slab = slab[:0:len(r.scoring)], slab[len(r.scoring):]
 			}
