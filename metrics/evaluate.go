@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"sort"
 )
@@ -336,20 +335,23 @@ func (e *evaluator) scoreJudged(jq *judgedQuery, qid string, list Ranked, hashes
 }
 
 // inOrder reports whether list is in the order convention c scores it
-// in (DuReader's: any), so that it need not be sorted.
+// in (DuReader's: any), so that it need not be sorted: compareST's and
+// compareTREC's order, written out (WebAssembly does not inline them).
 func inOrder(c Convention, list Ranked) bool {
 	switch c {
 	case ConventionDuReader:
 		return true
 	case ConventionST:
 		for i := 1; i < len(list); i++ {
-			if compareST(list[i-1], list[i]) > 0 {
+			a, b := list[i-1].Score, list[i].Score
+			if a < b || a == b && list[i-1].DocID < list[i].DocID {
 				return false
 			}
 		}
 	default:
 		for i := 1; i < len(list); i++ {
-			if compareTREC(list[i-1], list[i]) > 0 {
+			a, b := float32(list[i-1].Score), float32(list[i].Score)
+			if a < b || a == b && list[i-1].DocID < list[i].DocID {
 				return false
 			}
 		}
@@ -399,7 +401,7 @@ func checkList(qid string, list Ranked, checkDups bool, buf []uint64) ([]uint64,
 		}
 	}
 	for _, d := range list {
-		if math.IsNaN(d.Score) || math.IsInf(d.Score, 0) {
+		if x := d.Score; x-x != 0 { // NaN or infinite
 			return buf, fmt.Errorf("query %q, document %q: score %v: expected a finite number", qid, d.DocID, d.Score)
 		}
 	}

@@ -166,6 +166,7 @@ func TestCheckListErrors(t *testing.T) {
 		{"duplicate", Ranked{{"a", 3}, {"b", 2}, {"c", 1}, {"b", 0}, {"a", -1}}, `query "q1": document "b" listed twice`},
 		{"duplicate in a long list", append(long[:300:300], ScoredDoc{"d7", -500}), `query "q1": document "d7" listed twice`},
 		{"NaN", Ranked{{"a", 1}, {"b", math.NaN()}}, `query "q1", document "b": score NaN: expected a finite number`},
+		{"infinite", Ranked{{"a", 1}, {"b", math.Inf(-1)}}, `query "q1", document "b": score -Inf: expected a finite number`},
 		{"duplicate before NaN", Ranked{{"a", math.NaN()}, {"a", 1}}, `document "a" listed twice`},
 	}
 	var reused CheckedList // each case checked into the memory of the one before
