@@ -205,3 +205,78 @@ func TestCheckListErrors(t *testing.T) {
 		t.Errorf("unjudged query added twice: %v", err)
 	}
 }
+
+// FuzzCheckedListEqualsStringPath checks, for any qrels and run that
+// parse, under every convention and with relevance levels 1 and 2, that
+// each query's values through Judgments and CheckedList are bit for bit
+// those of the string path (and Evaluate's), documents looked up by hash
+// or in maps (a query with more than smallJudged judgments).
+func FuzzCheckedListEqualsStringPath(f *testing.F) {
+	f.Add("q 0 a 2\nq 0 b 1\nr 0 a -1\n", "q Q0 a 1 1 t\nq Q0 b 2 1 t\nr Q0 r 1 0 t\nx Q0 a 1 3 t\n", uint8(0), uint8(40))
+	f.Add("q 0 a 1\n", "q Q0 q 1 5 t\nq Q0 a 2 5 t\n", uint8(2), uint8(0))
+	f.Add("q 0 b 3\nq 0 a 1\n", "q Q0 a 1 1.5 t\nq Q0 b 2 1.5000001 t\nq Q0 c 3 1.5 t\n", uint8(1), uint8(33))
+	f.Fuzz(func(t *testing.T, qrelsText, runText string, conv, extra uint8) {
+		qrels, err := ReadQrels(strings.NewReader(qrelsText), "qrels")
+		if err != nil {
+			return
+		}
+		run, err := ReadRun(strings.NewReader(runText), "run")
+		if err != nil {
+			return
+		}
+		// extra judgments for the first query, past smallJudged when
+		// extra > smallJudged.
+		first := qrels.QueryIDs()[0]
+		for i := range int(extra) {
+			if _, ok := qrels[first][fmt.Sprintf("extra%d", i)]; !ok {
+				qrels[first][fmt.Sprintf("extra%d", i)] = i % 3
+			}
+		}
+		c := Convention(conv % 4)
+		measures := DefaultMeasures(c)
+		if c.trecFamily() {
+			measures, _ = ParseMeasures([]string{"all_trec"}, c)
+		}
+		var lists []CheckedList
+		for _, qid := range run.QueryIDs() {
+			var l CheckedList
+			if err := l.Check(qid, run[qid]); err != nil {
+				t.Fatalf("a list ReadRun accepted fails its check: %v", err)
+			}
+			lists = append(lists, l)
+		}
+		for _, opts := range []Options{{Convention: c, Complete: true}, {Convention: c, RelLevel: 2}} {
+			j, err := NewJudgments(qrels, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev, err := j.Evaluator(measures)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, qid := range run.QueryIDs() {
+				got, err := ev.AddChecked(&lists[i])
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := stringPathValues(qrels, qid, run[qid], measures, opts)
+				if len(got) != len(want) || (got == nil) != (want == nil) {
+					t.Fatalf("%s query %s: %v, string path %v", c, qid, got, want)
+				}
+				for k := range got {
+					if math.Float64bits(got[k]) != math.Float64bits(want[k]) {
+						t.Fatalf("%s query %s %s: %v, string path %v", c, qid, measures[k], got[k], want[k])
+					}
+				}
+			}
+			res, err := ev.Finish()
+			ref, refErr := Evaluate(qrels, run, measures, opts)
+			if (err == nil) != (refErr == nil) {
+				t.Fatalf("Finish: %v, Evaluate: %v", err, refErr)
+			}
+			if err == nil && (!slices.Equal(res.Queries, ref.Queries) || !slices.Equal(res.Missing, ref.Missing) || len(res.All) != len(ref.All)) {
+				t.Fatalf("Finish's Result differs from Evaluate's")
+			}
+		}
+	})
+}
