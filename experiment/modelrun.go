@@ -78,11 +78,12 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 		done++
 		r.emit(Event{Step: StepSearch, Dataset: dsName, Model: m.Name, Done: done, Total: total, Unit: "runs"})
 	}
+	sc := &scorer{qrels: qrels}
 	cleanRun, err := r.search(idx, queries, clean)
 	if err != nil {
 		return nil, fmt.Errorf("clean run: %w", err)
 	}
-	mr.Clean, err = r.scoreRun(qrels, cleanRun, td)
+	mr.Clean, err = r.scoreRun(sc, cleanRun, td)
 	if err != nil {
 		return nil, fmt.Errorf("scoring the clean run: %w", err)
 	}
@@ -106,7 +107,7 @@ func (r *runner) model(c *dataset.Collection, dsName, corpusHash string, queries
 			if err != nil {
 				return nil, fmt.Errorf("run at rate %v seed %d: %w", p.rate, p.seed, err)
 			}
-			rr, err := r.scoreRun(qrels, run, td)
+			rr, err := r.scoreRun(sc, run, td)
 			if err != nil {
 				return nil, fmt.Errorf("scoring the run at rate %v seed %d: %w", p.rate, p.seed, err)
 			}

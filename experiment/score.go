@@ -38,6 +38,7 @@ type scoring struct {
 	conv     metrics.Convention
 	measures []metrics.Measure
 	names    []string
+	key      string // the convention and names: the values a ranking keeps
 }
 
 // parseConventions parses the measures of every convention of cs; the
@@ -58,6 +59,7 @@ func parseConventions(cs []results.Measures) ([]scoring, error) {
 				out[i].names = append(out[i].names, m.String())
 			}
 		}
+		out[i].key = c.Convention.String() + ":" + strings.Join(out[i].names, ",")
 	}
 	return out, nil
 }

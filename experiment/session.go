@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -158,17 +159,29 @@ type rankKey struct {
 }
 
 // ranking is one query sequence's ranked list, and the values of every
-// query scored on it: vals[scoreKey] is nil when the convention leaves
-// the query out.
+// query scored on it, one entry per query and scoring (a few).
 type ranking struct {
 	list metrics.Ranked
-	vals map[scoreKey][]float64
+	vals []rankingVals
 }
 
-type scoreKey struct {
-	qid   string
-	conv  metrics.Convention
-	names string // the measures, joined
+// rankingVals are one query's values on a ranking under one scoring:
+// nil when the convention leaves the query out.
+type rankingVals struct {
+	qid  string
+	key  string // scoring.key
+	vals []float64
+}
+
+// values returns the values of query qid under the scoring keyed key,
+// and whether they were computed.
+func (rk *ranking) values(qid, key string) ([]float64, bool) {
+	for _, v := range rk.vals {
+		if v.qid == qid && v.key == key {
+			return v.vals, true
+		}
+	}
+	return nil, false
 }
 
 // search returns the ranking of each sequence of ids (queries names them
@@ -198,7 +211,7 @@ func (x *memoIndex) search(ids [][]int32, names []string, k int) ([]*ranking, er
 			return nil, err
 		}
 		for j, l := range lists {
-			x.ranked[rankKey{idsKey(todo[j]), k}] = &ranking{list: l, vals: map[scoreKey][]float64{}}
+			x.ranked[rankKey{idsKey(todo[j]), k}] = &ranking{list: l}
 		}
 	}
 	for i, s := range ids {
@@ -274,9 +287,54 @@ func (s *Session) perturbedIDs(c *dataset.Collection, m *Model, task string, pc 
 	return q.ids, q.perturbs, nil
 }
 
+// A scorer scores the runs of one model on one collection: its qrels,
+// prepared once per convention when the first run is scored, and the
+// per-query values it handed out. The values of most queries repeat from
+// run to run (a perturbation that leaves the relevant documents' ranks
+// alone leaves every value alone), so a run whose query has the values
+// of an earlier run's shares that run's maps (RunResult.PerQuery is
+// read-only).
+type scorer struct {
+	qrels    metrics.Qrels
+	prepared []*metrics.Judgments // by runner.scoring
+
+	qids   []string        // the qrels queries, sorted
+	maps   [][]valuesMap   // by query position * len(scoring) + scoring
+	values [][]valuesEntry // by query position
+}
+
+// valuesEntry is a Values handed out, and the maps it holds: by
+// scoring, 1 + the map's position in its scorer.maps slot, 0 for none.
+type valuesEntry struct {
+	maps []int32
+	v    results.Values
+}
+
+// valuesMap is a query's values under one convention, as a list and as
+// the map a RunResult holds.
+type valuesMap struct {
+	vals []float64 // nil: all 0
+	m    map[string]float64
+}
+
+// judgments returns the qrels prepared for the scoring of index i.
+func (s *scorer) judgments(scs []scoring, i int) (*metrics.Judgments, error) {
+	if s.prepared == nil {
+		s.prepared = make([]*metrics.Judgments, len(scs))
+	}
+	if s.prepared[i] == nil {
+		j, err := metrics.NewJudgments(s.qrels, metrics.Options{Convention: scs[i].conv, Complete: true})
+		if err != nil {
+			return nil, err
+		}
+		s.prepared[i] = j
+	}
+	return s.prepared[i], nil
+}
+
 // scoreRun scores run (its rankings, by query) as score does, each
 // query's values computed once per ranking.
-func (r *runner) scoreRun(qrels metrics.Qrels, rankings map[string]*ranking, td *taskData) (*results.RunResult, error) {
+func (r *runner) scoreRun(s *scorer, rankings map[string]*ranking, td *taskData) (*results.RunResult, error) {
 	run := make(metrics.Run, len(rankings))
 	for qid, rk := range rankings {
 		run[qid] = rk.list
@@ -284,66 +342,175 @@ func (r *runner) scoreRun(qrels metrics.Qrels, rankings map[string]*ranking, td 
 	if !judged(td) {
 		return &results.RunResult{Run: run}, nil
 	}
-	rr := &results.RunResult{Run: run, Means: results.Values{}, Queries: map[metrics.Convention]int{}, PerQuery: map[string]results.Values{}}
+	rr := &results.RunResult{Run: run, Means: results.Values{}, Queries: map[metrics.Convention]int{}, PerQuery: make(map[string]results.Values, len(s.qrels))}
 	qids := run.QueryIDs()
-	for _, sc := range r.scoring {
-		ev, err := metrics.NewEvaluator(qrels, sc.measures, metrics.Options{Convention: sc.conv, Complete: true})
+	evs := make([]*metrics.Evaluator, len(r.scoring))
+	for i, sc := range r.scoring {
+		j, err := s.judgments(r.scoring, i)
 		if err != nil {
 			return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
 		}
-		names := strings.Join(sc.names, ",")
-		for _, qid := range qids {
-			rk := rankings[qid]
-			key := scoreKey{qid: qid, conv: sc.conv, names: names}
-			if vals, ok := rk.vals[key]; ok {
-				if err := ev.Reuse(qid, vals); err != nil {
+		if evs[i], err = j.Evaluator(sc.measures); err != nil {
+			return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
+		}
+	}
+	// Query by query, each list checked (and its documents hashed) once
+	// for every convention.
+	var list metrics.CheckedList
+	var slab []rankingVals // where new rankings' values go
+	for _, qid := range qids {
+		rk := rankings[qid]
+		checked := false
+		for i, sc := range r.scoring {
+			if vals, ok := rk.values(qid, sc.key); ok {
+				if err := evs[i].Reuse(qid, vals); err != nil {
 					return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
 				}
 				continue
 			}
-			vals, err := ev.Add(qid, rk.list)
+			if !checked {
+				if err := list.Check(qid, rk.list); err != nil {
+					return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
+				}
+				checked = true
+			}
+			vals, err := evs[i].AddChecked(&list)
 			if err != nil {
 				return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
 			}
-			rk.vals[key] = vals
+			if rk.vals == nil {
+				if len(slab) == 0 {
+					fresh := 0
+					for _, rk := range rankings {
+						if rk.vals == nil {
+							fresh++
+						}
+					}
+					slab = make([]rankingVals, max(fresh, 1)*len(r.scoring))
+				}
+				rk.vals, slab = slab[:0:len(r.scoring)], slab[len(r.scoring):]
+			}
+			rk.vals = append(rk.vals, rankingVals{qid: qid, key: sc.key, vals: vals})
 		}
-		res, err := ev.Finish()
-		if err != nil {
+	}
+	res := make([]*metrics.Result, len(r.scoring))
+	for i, sc := range r.scoring {
+		var err error
+		if res[i], err = evs[i].Finish(); err != nil {
 			return nil, fmt.Errorf("%s convention: %w", sc.conv, err)
 		}
-		r.addScores(rr, sc, res)
+		for k, name := range sc.names {
+			rr.Means.Set(sc.conv, name, res[i].All[k])
+		}
+		rr.Queries[sc.conv] = res[i].NumQ
 	}
+	s.addPerQuery(rr, r.scoring, res)
 	return rr, nil
 }
 
-// addScores adds the evaluation res of convention sc to rr.
-func (r *runner) addScores(rr *results.RunResult, sc scoring, res *metrics.Result) {
-	for i, m := range sc.measures {
-		rr.Means.Set(sc.conv, m.String(), res.All[i])
+// addPerQuery adds to rr the per-query values of the evaluations res of
+// the conventions scs: every evaluated query's, 0 for those missing from
+// the run (Complete). A query's map under a convention is the one an
+// earlier run got for the same values, and its Values the earlier run's
+// when all its maps are.
+func (s *scorer) addPerQuery(rr *results.RunResult, scs []scoring, res []*metrics.Result) {
+	nc := len(scs)
+	if s.qids == nil {
+		s.qids = s.qrels.QueryIDs()
+		s.maps = make([][]valuesMap, len(s.qids)*nc)
+		s.values = make([][]valuesEntry, len(s.qids))
 	}
-	rr.Queries[sc.conv] = res.NumQ
-	set := func(qid string, vals []float64) {
-		qv := rr.PerQuery[qid]
-		if qv == nil {
-			qv = results.Values{}
-			rr.PerQuery[qid] = qv
+	chosen := make([]int32, len(s.qids)*nc) // 1 + position in the slot, 0: none
+	set := func(c, q int, vals []float64) {
+		slot := &s.maps[q*nc+c]
+		for i, vm := range *slot {
+			if sameBits(vm.vals, vals) {
+				chosen[q*nc+c] = int32(i + 1)
+				return
+			}
 		}
-		per := make(map[string]float64, len(sc.measures))
-		for i, m := range sc.measures {
+		m := make(map[string]float64, len(scs[c].names))
+		for i, name := range scs[c].names {
 			v := 0.0 // Complete: a query missing from the run scores 0
 			if vals != nil {
 				v = vals[i]
 			}
-			per[m.String()] = v
+			m[name] = v
 		}
-		qv[sc.conv] = per
+		*slot = append(*slot, valuesMap{vals: vals, m: m})
+		chosen[q*nc+c] = int32(len(*slot))
 	}
-	for qid, vals := range res.PerQuery {
-		set(qid, vals)
+	// Queries and Missing are sorted qrels queries, as s.qids are: each
+	// one's position is found walking s.qids.
+	at := func(q int, qid string) int {
+		for q < len(s.qids) && s.qids[q] != qid {
+			q++
+		}
+		return q
 	}
-	for _, qid := range res.Missing {
-		set(qid, nil)
+	for c, r := range res {
+		q := 0
+		for _, qid := range r.Queries {
+			if q = at(q, qid); q < len(s.qids) {
+				set(c, q, r.PerQuery[qid])
+			}
+		}
+		q = 0
+		for _, qid := range r.Missing {
+			if q = at(q, qid); q < len(s.qids) {
+				set(c, q, nil)
+			}
+		}
 	}
+	for q, qid := range s.qids {
+		ids := chosen[q*nc : q*nc+nc]
+		if !slices.ContainsFunc(ids, func(i int32) bool { return i > 0 }) {
+			continue
+		}
+		var v results.Values
+		for _, e := range s.values[q] {
+			if slices.Equal(e.maps, ids) {
+				v = e.v
+				break
+			}
+		}
+		if v == nil {
+			v = make(results.Values, nc)
+			for c, i := range ids {
+				if i > 0 {
+					v[scs[c].conv] = s.maps[q*nc+c][i-1].m
+				}
+			}
+			s.values[q] = append(s.values[q], valuesEntry{maps: slices.Clone(ids), v: v})
+		}
+		rr.PerQuery[qid] = v
+	}
+}
+
+// sameBits reports whether a and b hold the same float64 bits (nil: as
+// many zeros as the other holds values).
+func sameBits(a, b []float64) bool {
+	if a == nil || b == nil {
+		a, b = b, a
+		if a == nil {
+			return true
+		}
+		for _, x := range a {
+			if math.Float64bits(x) != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameMatrix reports whether a and b hold the same vectors.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"sort"
 )
@@ -101,16 +100,8 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Result, 
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]struct{}{}
 	for _, qid := range run.QueryIDs() {
-		clear(seen)
-		for _, d := range run[qid] {
-			if _, dup := seen[d.DocID]; dup {
-				return nil, fmt.Errorf("query %q: document %q listed twice: expected each (query, document) pair once", qid, d.DocID)
-			}
-			seen[d.DocID] = struct{}{}
-		}
-		if err := e.add(qid, run[qid]); err != nil {
+		if _, err := e.add(qid, run[qid], true); err != nil {
 			return nil, err
 		}
 	}
@@ -137,7 +128,10 @@ func EvaluateReader(qrels Qrels, r io.Reader, name string, measures []Measure, o
 		}
 	}
 	rr := NewRunReader(r, name)
-	readErr := pipeline(rr, e.add)
+	readErr := pipeline(rr, func(qid string, list Ranked) error { // RunReader refuses duplicates
+		_, err := e.add(qid, list, false)
+		return err
+	})
 	if errors.Is(readErr, ErrUngrouped) && canSeek {
 		if _, serr := seeker.Seek(start, io.SeekStart); serr != nil {
 			return nil, fmt.Errorf("%w (and seeking back to read it whole failed: %v)", readErr, serr)
@@ -219,136 +213,253 @@ func pipeline(rr *RunReader, add func(string, Ranked) error) error {
 
 // evaluator accumulates per-query values.
 type evaluator struct {
-	qrels    Qrels
+	j        *Judgments
 	measures []Measure
 	opts     Options
 	res      *Result
-	buf      Ranked
 	q        queryData
+	// Buffers reused from query to query: the list's document id
+	// hashes, and the list with relevance values to sort.
+	hashes []uint64
+	items  []rankedItem
+	slab   []float64 // where the next queries' values go
+	// byIndex holds the values of res.PerQuery by query index in j.
+	byIndex [][]float64
+}
+
+// rankedItem is a retrieved document with its relevance.
+type rankedItem struct {
+	ScoredDoc
+	rel int
 }
 
 func newEvaluator(qrels Qrels, measures []Measure, opts Options) (*evaluator, error) {
-	if !opts.Convention.valid() {
-		return nil, fmt.Errorf("unknown convention %d", int(opts.Convention))
+	j, err := NewJudgments(qrels, opts)
+	if err != nil {
+		return nil, err
 	}
-	if opts.RelLevel < 0 {
-		return nil, fmt.Errorf("relevance level %d: expected 1 or more", opts.RelLevel)
-	}
-	if len(qrels) == 0 {
-		return nil, fmt.Errorf("no relevance judgments")
-	}
-	if len(measures) == 0 {
-		return nil, fmt.Errorf("no measures given")
-	}
-	for _, m := range measures {
-		if m.f == nil || !m.f.conv(opts.Convention) {
-			return nil, fmt.Errorf("measure %s is not a %s measure", m, opts.Convention)
-		}
-	}
-	return &evaluator{
-		qrels:    qrels,
-		measures: measures,
-		opts:     opts,
-		res: &Result{
-			Options:  opts,
-			Measures: measures,
-			PerQuery: map[string][]float64{},
-		},
-	}, nil
+	return j.evaluator(measures)
 }
 
-// add evaluates one query. Queries are keyed by id, so the caller must not
-// pass the same id twice. A score that is NaN or infinite is an error:
-// the order, and every measure, would be arbitrary.
-func (e *evaluator) add(qid string, list Ranked) error {
-	for _, d := range list {
-		if math.IsNaN(d.Score) || math.IsInf(d.Score, 0) {
-			return fmt.Errorf("query %q, document %q: score %v: expected a finite number", qid, d.DocID, d.Score)
-		}
+// add evaluates one query and returns its values (nil when the
+// convention leaves it out). Queries are keyed by id, so the caller must
+// not pass the same id twice. With checkDups a document listed twice is
+// an error; a score that is NaN or infinite is one always: the order,
+// and every measure, would be arbitrary.
+func (e *evaluator) add(qid string, list Ranked, checkDups bool) ([]float64, error) {
+	hashes, err := checkList(qid, list, checkDups, e.hashes[:0])
+	e.hashes = hashes
+	if err != nil {
+		return nil, err
 	}
-	docs, ok := e.counted(qid)
+	return e.score(qid, list, hashes)
+}
+
+// score evaluates one checked query; hashes are its documents' (nil:
+// not computed yet).
+func (e *evaluator) score(qid string, list Ranked, hashes []uint64) ([]float64, error) {
+	jq, ok := e.counted(qid)
 	if !ok {
-		return nil
+		return nil, nil
 	}
+	return e.scoreJudged(jq, qid, list, hashes), nil
+}
+
+// scoreJudged evaluates one checked query the convention scores, with
+// its judgments jq.
+func (e *evaluator) scoreJudged(jq *judgedQuery, qid string, list Ranked, hashes []uint64) []float64 {
+	if jq.hashes == nil {
+		hashes = nil
+	} else if len(hashes) != len(list) {
+		hashes = hashDocs(list, e.hashes[:0])
+		e.hashes = hashes
+	}
+	// The relevance of each document in the convention's order
+	// (Convention.order's). Rankers usually list documents in order.
 	c := e.opts.Convention
 	q := &e.q
-	q.level = e.opts.level()
-	q.numRel, q.ideal = judgmentStats(docs, q.level)
-	e.buf = c.order(qid, list, e.buf)
 	q.rels = q.rels[:0]
-	for _, d := range e.buf {
-		r, ok := docs[d.DocID]
-		if !ok {
-			r = unjudged
+	if inOrder(c, list) {
+		if c == ConventionDuReader {
+			list = list[:min(len(list), DuReaderCandidates)]
 		}
-		q.rels = append(q.rels, r)
+		for i, d := range list {
+			if c == ConventionBEIR && d.DocID == qid {
+				continue
+			}
+			var h uint64
+			if hashes != nil {
+				h = hashes[i]
+			}
+			q.rels = append(q.rels, jq.relevance(d.DocID, h))
+		}
+	} else {
+		compare := compareTREC
+		if c == ConventionST {
+			compare = compareST
+		}
+		items := e.items[:0]
+		for i, d := range list {
+			if c == ConventionBEIR && d.DocID == qid {
+				continue
+			}
+			var h uint64
+			if hashes != nil {
+				h = hashes[i]
+			}
+			items = append(items, rankedItem{d, jq.relevance(d.DocID, h)})
+		}
+		// compare orders the documents of a list without duplicates
+		// totally, so any sort gives the one order.
+		slices.SortFunc(items, func(a, b rankedItem) int { return compare(a.ScoredDoc, b.ScoredDoc) })
+		for _, it := range items {
+			q.rels = append(q.rels, it.rel)
+		}
+		e.items = items
 	}
-	vals := make([]float64, len(e.measures))
+	q.level = e.j.level
+	q.numRel, q.ideal = jq.numRel, jq.ideal
+	// The values of the queries share a few allocations.
+	m := len(e.measures)
+	if len(e.slab) < m {
+		e.slab = make([]float64, m*min(64, max(len(e.j.scored), 1)))
+	}
+	vals := e.slab[:m:m]
+	e.slab = e.slab[m:]
 	for i, m := range e.measures {
 		vals[i] = m.f.calc(q, m.k)
 	}
 	e.res.PerQuery[qid] = vals
-	return nil
+	e.byIndex[jq.index] = vals
+	return vals
+}
+
+// inOrder reports whether list is in the order convention c scores it
+// in (DuReader's: any), so that it need not be sorted: compareST's and
+// compareTREC's order, written out (WebAssembly does not inline them).
+func inOrder(c Convention, list Ranked) bool {
+	switch c {
+	case ConventionDuReader:
+		return true
+	case ConventionST:
+		for i := 1; i < len(list); i++ {
+			a, b := list[i-1].Score, list[i].Score
+			if a < b || a == b && list[i-1].DocID < list[i].DocID {
+				return false
+			}
+		}
+	default:
+		for i := 1; i < len(list); i++ {
+			a, b := float32(list[i-1].Score), float32(list[i].Score)
+			if a < b || a == b && list[i-1].DocID < list[i].DocID {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// hashDocs appends the hash of each document id of list to buf.
+func hashDocs(list Ranked, buf []uint64) []uint64 {
+	for _, d := range list {
+		buf = append(buf, hashID(d.DocID))
+	}
+	return buf
+}
+
+// checkList checks query qid's list as Evaluate checks it: with
+// checkDups, a document listed twice (the first, in list order, seen
+// before) is an error; a score that is NaN or infinite is one always.
+// With checkDups it returns the documents' hashes appended to buf.
+func checkList(qid string, list Ranked, checkDups bool, buf []uint64) ([]uint64, error) {
+	if checkDups {
+		buf = hashDocs(list, buf)
+		size := 16
+		for size < 2*len(list) {
+			size *= 2
+		}
+		var small [256]int32
+		var table []int32
+		if size <= len(small) {
+			table = small[:size]
+		} else {
+			table = make([]int32, size)
+		}
+		mask := uint64(size - 1)
+		for i, d := range list {
+			h := buf[i]
+			for slot := h & mask; ; slot = (slot + 1) & mask {
+				j := table[slot]
+				if j == 0 {
+					table[slot] = int32(i + 1)
+					break
+				}
+				if buf[j-1] == h && list[j-1].DocID == d.DocID {
+					return buf, fmt.Errorf("query %q: document %q listed twice: expected each (query, document) pair once", qid, d.DocID)
+				}
+			}
+		}
+	}
+	for _, d := range list {
+		if x := d.Score; x-x != 0 { // NaN or infinite
+			return buf, fmt.Errorf("query %q, document %q: score %v: expected a finite number", qid, d.DocID, d.Score)
+		}
+	}
+	return buf, nil
 }
 
 // counted returns query qid's judgments and whether the convention
 // scores it; a query it leaves out is recorded in Ignored (not judged)
 // or Dropped (st and dureader: no relevant document).
-func (e *evaluator) counted(qid string) (map[string]int, bool) {
-	docs, judged := e.qrels[qid]
+func (e *evaluator) counted(qid string) (*judgedQuery, bool) {
+	jq, judged := e.j.queries[qid]
 	if !judged {
 		e.res.Ignored = append(e.res.Ignored, qid)
 		return nil, false
 	}
-	if c := e.opts.Convention; c == ConventionST || c == ConventionDuReader {
-		if n, _ := judgmentStats(docs, e.opts.level()); n == 0 {
-			e.res.Dropped = append(e.res.Dropped, qid)
-			return nil, false
-		}
+	if !jq.scored {
+		e.res.Dropped = append(e.res.Dropped, qid)
+		return nil, false
 	}
-	return docs, true
+	return jq, true
 }
 
 func (e *evaluator) finish() (*Result, error) {
 	res := e.res
-	c := e.opts.Convention
 	if len(res.PerQuery) == 0 {
 		return nil, fmt.Errorf("no queries with both results and relevant judgments: %d run queries not in the qrels, %d without a relevant document; check that the run and qrels belong together",
 			len(res.Ignored), len(res.Dropped))
 	}
-	for qid, docs := range e.qrels {
-		if c == ConventionST || c == ConventionDuReader {
-			if n, _ := judgmentStats(docs, e.opts.level()); n == 0 {
-				continue
-			}
-		}
-		if _, ok := res.PerQuery[qid]; !ok {
+	for k, qid := range e.j.scored { // sorted
+		if e.byIndex[e.j.scoredAt[k]] == nil {
 			res.Missing = append(res.Missing, qid)
 		}
 	}
-	sort.Strings(res.Missing)
 	if res.MissingCounted() {
 		// As trec_eval 9.0.8 does under -c: a missing query is evaluated
 		// with an empty list, printed, and counted.
 		for _, qid := range res.Missing {
-			if err := e.add(qid, nil); err != nil {
+			if _, err := e.add(qid, nil, false); err != nil {
 				return nil, err
 			}
 		}
 	}
-	for qid := range res.PerQuery {
-		res.Queries = append(res.Queries, qid)
-	}
-	sort.Strings(res.Queries)
-	sort.Strings(res.Ignored)
-	sort.Strings(res.Dropped)
-	res.NumQ = len(res.Queries)
+	// Every query of PerQuery is one the convention scores.
+	res.Queries = make([]string, 0, len(res.PerQuery))
 	res.All = make([]float64, len(e.measures))
-	for _, qid := range res.Queries { // trec_eval sums in query id order
-		for i, v := range res.PerQuery[qid] {
+	for k, qid := range e.j.scored {
+		vals := e.byIndex[e.j.scoredAt[k]]
+		if vals == nil {
+			continue
+		}
+		res.Queries = append(res.Queries, qid)
+		for i, v := range vals { // trec_eval sums in query id order
 			res.All[i] += v
 		}
 	}
+	sort.Strings(res.Ignored)
+	sort.Strings(res.Dropped)
+	res.NumQ = len(res.Queries)
 	for i, m := range e.measures {
 		if !m.f.sum {
 			res.All[i] /= float64(res.NumQ)

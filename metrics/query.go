@@ -46,6 +46,9 @@ func (q *queryData) firstHit() int {
 // relevance values sorted descending.
 func judgmentStats(docs map[string]int, level int) (numRel int, ideal []int) {
 	for _, r := range docs {
+		if r > 0 && ideal == nil {
+			ideal = make([]int, 0, len(docs))
+		}
 		if r >= level {
 			numRel++
 		}

@@ -244,7 +244,8 @@ type RunResult struct {
 	Queries map[metrics.Convention]int `json:"queries,omitempty"`
 	// PerQuery maps a query id to its values under each convention; a
 	// query a convention drops (st: no relevant document) has no values
-	// under it.
+	// under it. experiment.Run shares a query's maps between the runs of
+	// one model whose values for it are the same: they are read-only.
 	PerQuery map[string]Values `json:"per_query,omitempty"`
 	// VsClean compares this run with the clean one on the paper's
 	// measures (the st convention; perturbed minus clean); nil for the

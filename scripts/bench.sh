@@ -6,12 +6,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "bench: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-sections="${SECTIONS:-metrics tokenizer search encoder ort static shards beam browser ortweb}"
+sections="${SECTIONS:-metrics score tokenizer search encoder ort static shards beam browser ortweb}"
 for s in $sections; do
   echo
   echo "### $s"
   case "$s" in
     metrics)   scripts/bench-metrics.sh ;;
+    score)     scripts/bench-score.sh ;;
     tokenizer) go test -run '^$' -bench 'BenchmarkTokenize|BenchmarkFamilies' -benchtime 3x -cpu 1 ./encoder/tokenizer/
                echo "js/wasm (node):"
                GOOS=js GOARCH=wasm go test -run '^$' -bench BenchmarkFamilies -benchtime 1x -cpu 1 \
