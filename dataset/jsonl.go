@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"unicode/utf8"
 )
 
 // CorpusReader reads a BEIR corpus.jsonl one document at a time, so that
@@ -50,8 +51,15 @@ func (r *CorpusReader) Next() (Doc, error) {
 		Title *string         `json:"title"`
 		Text  *string         `json:"text"`
 	}
-	if err := nextJSON(r.lr, &raw); err != nil {
+	line, err := nextLine(r.lr)
+	if err != nil {
 		return Doc{}, err
+	}
+	var f [3]span
+	if fastJSON && plainFields(line, corpusKeys, f[:]) {
+		raw.ID, raw.Title, raw.Text = quoted(line, f[0]), plain(line, f[1]), plain(line, f[2])
+	} else if err := json.Unmarshal(line, &raw); err != nil {
+		return Doc{}, jsonError(r.lr, err)
 	}
 	var d Doc
 	if r.textOnly {
@@ -105,8 +113,15 @@ func (r *QueryReader) Next() (Query, error) {
 		ID   json.RawMessage `json:"_id"`
 		Text *string         `json:"text"`
 	}
-	if err := nextJSON(r.lr, &raw); err != nil {
+	line, err := nextLine(r.lr)
+	if err != nil {
 		return Query{}, err
+	}
+	var f [2]span
+	if fastJSON && plainFields(line, queryKeys, f[:]) {
+		raw.ID, raw.Text = quoted(line, f[0]), plain(line, f[1])
+	} else if err := json.Unmarshal(line, &raw); err != nil {
+		return Query{}, jsonError(r.lr, err)
 	}
 	id, err := idField(r.lr, raw.ID)
 	if err != nil {
@@ -125,6 +140,11 @@ func idField(lr *lineReader, raw json.RawMessage) (string, error) {
 		return "", lr.errorf("missing %q", "_id")
 	}
 	switch c := raw[0]; {
+	case c == '"' && plainQuoted(raw):
+		if len(raw) == 2 {
+			return "", lr.errorf("empty %q", "_id")
+		}
+		return string(raw[1 : len(raw)-1]), nil
 	case c == '"':
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
@@ -145,21 +165,59 @@ func idField(lr *lineReader, raw json.RawMessage) (string, error) {
 	return "", lr.errorf("field %q is a JSON %s, want a string or an integer", "_id", kind)
 }
 
-// nextJSON decodes the next non-blank line of lr into v.
+// nextJSON decodes the next non-blank line of lr into v with
+// encoding/json.
 func nextJSON(lr *lineReader, v any) error {
+	line, err := nextLine(lr)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(line, v); err != nil {
+		return jsonError(lr, err)
+	}
+	return nil
+}
+
+// corpusKeys and queryKeys are the fields the readers take, in the
+// order of their spans.
+var (
+	corpusKeys = []string{"_id", "title", "text"}
+	queryKeys  = []string{"_id", "text"}
+)
+
+// nextLine returns the next non-blank line of lr, valid until the next
+// read.
+func nextLine(lr *lineReader) ([]byte, error) {
 	for {
 		line, err := lr.next()
-		if err != nil {
-			return err
+		if err != nil || !blank(line) {
+			return line, err
 		}
-		if blank(line) {
-			continue
-		}
-		if err := json.Unmarshal(line, v); err != nil {
-			return jsonError(lr, err)
-		}
+	}
+}
+
+// quoted returns the value of s in line with its quotes, as the JSON
+// text json.RawMessage holds; nil when s was not set.
+func quoted(line []byte, s span) json.RawMessage {
+	if !s.set {
 		return nil
 	}
+	return line[s.a-1 : s.b+1]
+}
+
+// plain returns the string value of s in line; nil when s was not set.
+func plain(line []byte, s span) *string {
+	if !s.set {
+		return nil
+	}
+	v := string(line[s.a:s.b])
+	return &v
+}
+
+// plainQuoted reports whether raw, a valid JSON string, is a plain one
+// (no escape, valid UTF-8): its contents are then its value.
+func plainQuoted(raw []byte) bool {
+	return bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)
 }
 
 // jsonError turns a decoding error into one naming the file, line and
