@@ -101,7 +101,8 @@ func fetchSharedSum(url string, size int64, label string, sum bool) ([]byte, str
 func (a *app) index() (*modelfiles.Index, error) {
 	a.served.once.Do(func() {
 		url := path.Join(modelsDir, modelfiles.IndexFile)
-		// The page fetched it already, with the app (loader.js's preload).
+		// The page fetched it first and sends it to the workers unasked
+		// (worker.js's pushed files).
 		b, err := fetchShared(url, 0, "")
 		if err != nil {
 			a.served.err = fmt.Errorf("%w: this site lists no models", err)

@@ -45,6 +45,15 @@ class Pool {
       this.workers.push(w);
     }
     this.workers[0].postMessage({ type: "peers", ports }, ports);
+    // The files the page fetches first, sent as soon as it has them (the
+    // worker then needs no ask, which would wait behind the opening
+    // model's download on the page's thread): the model index to every
+    // worker, the demo collection to the first, which runs the experiments.
+    for (const [url, to] of [["models/index.json", this.workers], ["demo.zip", [this.workers[0]]]]) {
+      loader.early(url).then((a) => {
+        if (a) for (const w of to) w.postMessage({ type: "file", url, data: a.data, sha256: a.sha256 });
+      });
+    }
     // The settings first (they name the site's onnxruntime-web), then the
     // app: a worker is ready only once it has both.
     Promise.all([loader.ortIndex(), loader.module()]).then(

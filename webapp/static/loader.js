@@ -227,6 +227,14 @@ const loader = (() => {
     }).catch(() => {}); // no index (or no app): the workers fetch what they need
   }
 
+  // early returns the {data, sha256} of url when the page fetches it
+  // unasked (preload's index, keep's files), else null; null too when
+  // the fetch fails (the workers then ask, and get the error).
+  function early(url) {
+    const e = files.get(abs(url));
+    return e ? e.promise.then((a) => a, () => null) : Promise.resolve(null);
+  }
+
   // keep starts fetching url now and keeps its body for every worker of
   // every pool (file's asks for it never drop it): the demo collection,
   // which the app fetches instead of embedding it, downloads with the app.
@@ -310,7 +318,7 @@ const loader = (() => {
   }
 
   return {
-    module, file, keep, preload, derive, put, ortIndex, totals, mb,
+    module, file, keep, preload, early, derive, put, ortIndex, totals, mb,
     set onStatus(f) { onStatus = f; },
   };
 })();

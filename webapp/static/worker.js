@@ -37,7 +37,19 @@ self.drevalFetch = (url, size, label) => drevalFetchFile(url, size, label).then(
 // drevalFetchFile is drevalFetch giving {data, sha256}: the body and its
 // hex SHA-256, computed once by the page ("" where it has no
 // crypto.subtle).
-self.drevalFetchFile = (url, size, label) => ask({ type: "fetch", url, size: size || 0, label: label || "" }).then((a) => ({ data: a.data, sha256: a.sha256 || "" }));
+self.drevalFetchFile = (url, size, label) => {
+  const p = pushed.get(url);
+  if (p) {
+    pushed.delete(url);
+    return Promise.resolve(p);
+  }
+  return ask({ type: "fetch", url, size: size || 0, label: label || "" }).then((a) => ({ data: a.data, sha256: a.sha256 || "" }));
+};
+// pushed holds the files the page sent unasked ("file": the model index
+// and the demo collection, which it fetches first), by URL, until Go asks
+// for them: the page's thread is busy with the opening model's download
+// by the time Go runs, and an ask would wait for it.
+const pushed = new Map();
 self.drevalDerive = (key, label) => ask({ type: "derive", key, label: label || "" });
 self.drevalDerived = (key, bytes, error) => {
   // A copy: the page keeps it for the other workers (and Cache Storage),
@@ -79,6 +91,9 @@ onmessage = (e) => {
       return;
     case "config":
       self.drevalConfig = msg.config;
+      return;
+    case "file": // a file the page sends before it is asked for
+      pushed.set(msg.url, { data: msg.data, sha256: msg.sha256 || "" });
       return;
     case "answer": { // the page's answer to ask
       const p = asked.get(msg.rid);
