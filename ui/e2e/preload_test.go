@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -106,5 +107,45 @@ func TestTamperedWeightsRefused(t *testing.T) {
 	waitJS(t, ctx, `!document.getElementById("error").hidden || document.body.dataset.lesson === "done"`, 5*time.Minute)
 	if msg := pageError(t, ctx); !strings.Contains(msg, "do not belong together") {
 		t.Fatalf("the page's error is %q, want the weights' fingerprint mismatch (lesson: %q)", msg, eval[string](t, ctx, `document.body.dataset.lesson || ""`))
+	}
+}
+
+// TestReloadReadsCacheStorage: a reload downloads nothing unchanged. The
+// opening model's weights, which the page stores in Cache Storage as they
+// download, are revalidated (304) and read from the cache on the second
+// load, and the lesson shows the same table.
+func TestReloadReadsCacheStorage(t *testing.T) {
+	sharedtest.ModelDir(t, "static")
+	files := fileServer(t)
+	var (
+		mu    sync.Mutex
+		codes = map[string][]int{}
+	)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+		files.ServeHTTP(sw, r)
+		mu.Lock()
+		codes[r.URL.Path] = append(codes[r.URL.Path], sw.code)
+		mu.Unlock()
+	})
+	ctx, url := browser(t, 5*time.Minute, h)
+	load(t, ctx, url)
+	first := eval[string](t, ctx, `document.getElementById("table").textContent`)
+	const weights = "/models/static/model.safetensors"
+	mu.Lock()
+	got := slices.Clone(codes[weights])
+	mu.Unlock()
+	if !slices.Equal(got, []int{http.StatusOK}) {
+		t.Fatalf("first load: %s answered %v, want one 200", weights, got)
+	}
+	load(t, ctx, url)
+	mu.Lock()
+	got = slices.Clone(codes[weights])
+	mu.Unlock()
+	if !slices.Equal(got, []int{http.StatusOK, http.StatusNotModified}) {
+		t.Fatalf("after a reload: %s answered %v, want 200 then 304 (read from Cache Storage)", weights, got)
+	}
+	if again := eval[string](t, ctx, `document.getElementById("table").textContent`); again != first || first == "" {
+		t.Errorf("the lesson's table after the reload differs from the first load's")
 	}
 }

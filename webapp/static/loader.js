@@ -119,17 +119,20 @@ const loader = (() => {
       return { data, headers: hit.headers, from: "cache" };
     }
     if (!resp.ok) throw new Error(url + ": " + resp.status + " " + resp.statusText);
-    const data = await read(resp, size, label);
-    totals.downloaded += data.byteLength;
     const keep = {};
     for (const h of ["ETag", "Last-Modified", "Content-Type"]) {
       const v = resp.headers.get(h);
       if (v) keep[h] = v;
     }
-    if (c && (keep.ETag || keep["Last-Modified"])) {
-      // A full disk or quota only costs the next load a download.
-      c.put(url, new Response(data, { headers: keep })).catch(() => {});
+    if (c && (keep.ETag || keep["Last-Modified"]) && resp.body) {
+      // The body streams into the cache as it downloads (a copy of the
+      // response, not of the bytes read below: a model's 30 MB copied
+      // on the page's thread held up the workers' asks). A full disk or
+      // quota only costs the next load a download.
+      c.put(url, new Response(resp.clone().body, { headers: keep })).catch(() => {});
     }
+    const data = await read(resp, size, label);
+    totals.downloaded += data.byteLength;
     return { data, headers: resp.headers, from: "network" };
   }
 
