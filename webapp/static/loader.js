@@ -54,6 +54,18 @@ const loader = (() => {
     const length = Number(resp.headers.get("Content-Length")) || 0;
     const total = size || (encoded ? 0 : length);
     if (!resp.body || !resp.body.getReader) return resp.arrayBuffer();
+    if (total > 0) {
+      // The browser writes the body straight into one buffer of the
+      // expected size (a "byob" reader: no chunk copied on this thread),
+      // where the body is a byte stream.
+      let reader = null;
+      try {
+        reader = resp.body.getReader({ mode: "byob" });
+      } catch (e) {
+        reader = null; // not a byte stream: the chunks below
+      }
+      if (reader) return readInto(reader, total, label);
+    }
     // The chunks go straight into one buffer of the expected size (grown
     // if the body is longer): no second copy of a model's weights.
     const reader = resp.body.getReader();
@@ -77,6 +89,34 @@ const loader = (() => {
     }
     onStatus({ label, done: got, total, finished: true });
     return got === out.length ? out.buffer : out.buffer.slice(0, got);
+  }
+
+  // readInto reads a body with a byob reader into a buffer of total
+  // bytes, grown if the body is longer, reporting progress as read does.
+  async function readInto(reader, total, label) {
+    // One byte to spare: a body of the expected length ends with the
+    // buffer not full, and is handed on without a copy (transfer).
+    let buf = new ArrayBuffer(total + 1);
+    let got = 0, last = 0;
+    for (;;) {
+      if (got === buf.byteLength) {
+        // Full: the body is longer than expected.
+        const grown = new ArrayBuffer(2 * buf.byteLength);
+        new Uint8Array(grown).set(new Uint8Array(buf));
+        buf = grown;
+      }
+      const { done, value } = await reader.read(new Uint8Array(buf, got, buf.byteLength - got));
+      if (value) buf = value.buffer; // the read took the buffer over and gives it back
+      if (done) break;
+      got += value.byteLength;
+      const now = performance.now();
+      if (now - last > 100) {
+        last = now;
+        onStatus({ label, done: got, total });
+      }
+    }
+    onStatus({ label, done: got, total, finished: true });
+    return buf.transfer ? buf.transfer(got) : buf.slice(0, got);
   }
 
   // sha256 returns the hex SHA-256 of data by the browser's crypto.subtle
