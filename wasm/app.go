@@ -35,7 +35,10 @@ type app struct {
 	// model once).
 	models  map[string]*experiment.Model
 	opening map[string]*opening
-	cache   *experiment.MemCache
+	// corpusFetched holds the models whose precomputed demo corpus
+	// vectors a run fetched (fetchDemoCorpus).
+	corpusFetched map[string]bool
+	cache         *experiment.MemCache
 	// session keeps what a run leaves for the next (experiment.Session):
 	// a slider move reruns only what the new rate changes.
 	session *experiment.Session
@@ -73,7 +76,7 @@ type serverChoice struct {
 }
 
 func newApp() *app {
-	a := &app{models: map[string]*experiment.Model{}, opening: map[string]*opening{}, cache: experiment.NewMemCache(), base: experiment.DefaultRegistry(), servers: map[string]serverChoice{},
+	a := &app{models: map[string]*experiment.Model{}, opening: map[string]*opening{}, corpusFetched: map[string]bool{}, cache: experiment.NewMemCache(), base: experiment.DefaultRegistry(), servers: map[string]serverChoice{},
 		files: newFiles(), fetched: map[string]bool{}, charts: map[string]*sweepPoints{}}
 	a.session = a.newSession()
 	a.bg.wake = make(chan struct{}, 1)
@@ -358,12 +361,12 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 	// batch reaches them.
 	a.prepareHelpers(q.Model, e)
 	if len(data.names) == 1 && data.names[0] == "demo" {
-		queries := fetchDemoQueries(q.Model)
+		queries, corpus := fetchDemoQueries(q.Model), a.fetchDemoCorpus(q.Model)
 		coll, err := a.session.Collection("demo", "test") // the run's own
 		if err != nil {
 			return nil, err
 		}
-		if err := a.demoVectors(ctx, coll, q.Model, e); err != nil {
+		if err := a.demoVectors(ctx, coll, q.Model, e, corpus); err != nil {
 			return nil, err
 		}
 		if err := a.demoQueryVectors(ctx, coll, queries, e); err != nil {

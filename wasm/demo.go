@@ -21,7 +21,9 @@ import (
 // and engine family, the same tokenizer, the same corpus). A run of the
 // demo then encodes its queries only. Where they do not fit, or the site
 // has none, the run encodes the corpus and the page says why.
-func (a *app) demoVectors(ctx context.Context, coll *dataset.Collection, name, e string) error {
+//
+// pre, when not nil, is their fetch, started with the run.
+func (a *app) demoVectors(ctx context.Context, coll *dataset.Collection, name, e string, pre *demoFetch) error {
 	if name == "bm25" || name == "" || isUpload(name) {
 		return nil
 	}
@@ -35,7 +37,11 @@ func (a *app) demoVectors(ctx context.Context, coll *dataset.Collection, name, e
 		return err
 	}
 	base := "data/demo/" + name
-	b, err := fetchShared(base+".json", 0, "")
+	if pre == nil {
+		pre = fetchDemoFiles(name, base)
+	}
+	pre.wg.Wait()
+	b, err := pre.js, pre.jsErr
 	if err != nil {
 		a.current.note(fmt.Sprintf("No precomputed demo vectors of %s here (%v): encoding the %d documents.", name, err, len(coll.Corpus)))
 		return nil
@@ -49,7 +55,7 @@ func (a *app) demoVectors(ctx context.Context, coll *dataset.Collection, name, e
 		a.current.note(fmt.Sprintf("The site's precomputed demo vectors of %s are not used: %s; encoding the %d documents.", name, why, len(coll.Corpus)))
 		return nil
 	}
-	npy, err := fetchShared(base+".npy", 0, "")
+	npy, err := pre.npy, pre.npyErr
 	if err != nil {
 		a.current.note(fmt.Sprintf("The site's precomputed demo vectors of %s could not be read (%v): encoding the %d documents.", name, err, len(coll.Corpus)))
 		return nil
@@ -69,9 +75,9 @@ func (a *app) demoVectors(ctx context.Context, coll *dataset.Collection, name, e
 	return nil
 }
 
-// demoQueryFetch is the fetch of a model's precomputed demo query
-// vectors (fetchDemoQueries), started before the model is open.
-type demoQueryFetch struct {
+// demoFetch is the fetch of a model's precomputed demo vectors (a .json
+// description and its .npy), started before the model is open.
+type demoFetch struct {
 	name          string
 	wg            sync.WaitGroup
 	js, npy       []byte
@@ -82,12 +88,32 @@ type demoQueryFetch struct {
 // demo queries' clean texts by model name (data/demo/NAME.queries.npy
 // and .json, "dreval site" and "dreval serve" write them); nil for
 // models that have none.
-func fetchDemoQueries(name string) *demoQueryFetch {
+func fetchDemoQueries(name string) *demoFetch {
+	return fetchDemoFiles(name, "data/demo/"+name+".queries")
+}
+
+// fetchDemoCorpus starts fetching the site's precomputed demo corpus
+// vectors of model name (data/demo/NAME.json and .npy) on the model's
+// first run of the demo; nil after it (the corpus cache holds them) and
+// for models that have none.
+func (a *app) fetchDemoCorpus(name string) *demoFetch {
+	a.mu.Lock()
+	done := a.corpusFetched[name]
+	a.corpusFetched[name] = true
+	a.mu.Unlock()
+	if done {
+		return nil
+	}
+	return fetchDemoFiles(name, "data/demo/"+name)
+}
+
+// fetchDemoFiles starts fetching base.json and base.npy for model name;
+// nil for models that have none.
+func fetchDemoFiles(name, base string) *demoFetch {
 	if name == "bm25" || name == "" || isUpload(name) {
 		return nil
 	}
-	f := &demoQueryFetch{name: name}
-	base := "data/demo/" + name + ".queries"
+	f := &demoFetch{name: name}
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
@@ -108,7 +134,7 @@ func fetchDemoQueries(name string) *demoQueryFetch {
 // changed: a vector is used only for exactly the id sequence it was made
 // from. Where they do not fit, or the site has none, every query is
 // encoded and the page says why.
-func (a *app) demoQueryVectors(ctx context.Context, coll *dataset.Collection, f *demoQueryFetch, e string) error {
+func (a *app) demoQueryVectors(ctx context.Context, coll *dataset.Collection, f *demoFetch, e string) error {
 	if f == nil {
 		return nil
 	}
