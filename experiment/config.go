@@ -10,6 +10,7 @@ import (
 
 	"github.com/dreval/dreval/answer"
 	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/metrics"
 	"github.com/dreval/dreval/perturb"
 )
 
@@ -111,6 +112,13 @@ type Config struct {
 }
 
 // withDefaults returns c with zero fields filled in.
+// TestOptions returns the options of the paired tests a run of c makes
+// (Resamples and TestSeed, with their defaults).
+func (c Config) TestOptions() metrics.CompareOptions {
+	c = c.withDefaults()
+	return metrics.CompareOptions{Permutations: c.Resamples, Resamples: c.Resamples, Seed: c.TestSeed}
+}
+
 func (c Config) withDefaults() Config {
 	if c.Split == "" {
 		c.Split = DefaultSplit

@@ -144,7 +144,7 @@ func (r *runner) compareBy(clean *results.RunResult, runs []*results.RunResult, 
 	for i := range names {
 		_, as[i], bs[i] = values(clean, runs, getters[i])
 	}
-	res, err := pairedCompares(as, bs, r.cfg.Resamples, r.cfg.TestSeed)
+	res, err := pairedCompares(as, bs, r.cfg.TestOptions())
 	if err != nil {
 		return nil, fmt.Errorf("comparing %s: %w", strings.Join(names, ", "), err)
 	}
@@ -275,7 +275,7 @@ func (r *runner) averageDrops() ([]*results.AverageDrop, error) {
 					ad.Relative = ad.Drop / results.Float(ad.Clean)
 				}
 				var err error
-				if ad.Pooled, err = pairedCompare(a, b, r.cfg.Resamples, r.cfg.TestSeed); err != nil {
+				if ad.Pooled, err = pairedCompare(a, b, r.cfg.TestOptions()); err != nil {
 					return nil, fmt.Errorf("average drop of %s at rate %v on %s: %w", m0.Model, rate, name, err)
 				}
 				out = append(out, ad)
@@ -288,8 +288,8 @@ func (r *runner) averageDrops() ([]*results.AverageDrop, error) {
 // pairedCompare compares the paired values a and b (same queries, same
 // order) with metrics.PairedTest. With no queries every field but N is
 // NaN.
-func pairedCompare(a, b []float64, resamples int, seed uint64) (results.Comparison, error) {
-	cs, err := pairedCompares([][]float64{a}, [][]float64{b}, resamples, seed)
+func pairedCompare(a, b []float64, opts metrics.CompareOptions) (results.Comparison, error) {
+	cs, err := pairedCompares([][]float64{a}, [][]float64{b}, opts)
 	if err != nil {
 		return results.Comparison{}, err
 	}
@@ -298,7 +298,7 @@ func pairedCompare(a, b []float64, resamples int, seed uint64) (results.Comparis
 
 // pairedCompares runs pairedCompare on every pair (as[i], bs[i]) with
 // metrics.PairedTests, which shares the random draws between pairs.
-func pairedCompares(as, bs [][]float64, resamples int, seed uint64) ([]results.Comparison, error) {
+func pairedCompares(as, bs [][]float64, opts metrics.CompareOptions) ([]results.Comparison, error) {
 	out := make([]results.Comparison, len(as))
 	var idx []int
 	var ta, tb [][]float64
@@ -312,7 +312,7 @@ func pairedCompares(as, bs [][]float64, resamples int, seed uint64) ([]results.C
 	if len(idx) == 0 {
 		return out, nil
 	}
-	ps, err := metrics.PairedTests(ta, tb, metrics.CompareOptions{Permutations: resamples, Resamples: resamples, Seed: seed})
+	ps, err := metrics.PairedTests(ta, tb, opts)
 	if err != nil {
 		return nil, err
 	}

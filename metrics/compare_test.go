@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -300,5 +301,47 @@ func TestRandomizationTiesEqualReference(t *testing.T) {
 				t.Errorf("n=%d %v: p %v, reference %v", n, d[:min(n, 8)], got[0], want)
 			}
 		}
+	}
+}
+
+// TestPrepareDraws: tests after PrepareDraws give the results of tests
+// without it, and find its draws in the cache.
+func TestPrepareDraws(t *testing.T) {
+	const n = 37
+	a, b := make([][]float64, 3), make([][]float64, 3)
+	for m := range a {
+		a[m], b[m] = make([]float64, n), make([]float64, n)
+		for i := range n {
+			a[m][i] = float64((i*7+m)%11) / 10
+			b[m][i] = float64((i*5+m*3)%13) / 12
+		}
+	}
+	opts := CompareOptions{Permutations: 999, Resamples: 777, Seed: 4242}
+	want, err := PairedTests(a, b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawCache.Lock()
+	drawCache.tables, drawCache.size = nil, 0
+	drawCache.Unlock()
+	PrepareDraws(n, opts)
+	drawCache.Lock()
+	held := len(drawCache.tables)
+	drawCache.Unlock()
+	if held != 2 {
+		t.Fatalf("PrepareDraws left %d tables in the cache, want the signs' and the bootstrap's", held)
+	}
+	got, err := PairedTests(a, b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("tests after PrepareDraws: %+v, want %+v", got, want)
+	}
+	drawCache.Lock()
+	held = len(drawCache.tables)
+	drawCache.Unlock()
+	if held != 2 {
+		t.Errorf("the tests drew tables of their own (%d in the cache): PrepareDraws drew others than theirs", held)
 	}
 }

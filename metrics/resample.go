@@ -51,11 +51,7 @@ func randomizationTests(ds [][]float64, perms int, seed uint64) []float64 {
 	}
 	n := len(ds[live[0]])
 	words := (n + 63) / 64
-	flips := newDraws(drawKey{kind: signDraws, rows: perms, rowLen: words, seed: seed}, func(r *rand.Rand, row []uint64) {
-		for w := range row {
-			row[w] = r.Uint64()
-		}
-	})
+	flips := signFlips(perms, words, seed)
 	cols := make([][]float64, len(live))
 	lim := make([]float64, len(live))
 	margin := make([]float64, len(live))
@@ -104,6 +100,41 @@ func randomizationTests(ds [][]float64, perms int, seed uint64) []float64 {
 		p[k] = float64(count[k]+1) / float64(perms+1)
 	}
 	return p
+}
+
+// signFlips returns the randomization test's draws: perms rows of
+// words words of sign bits.
+func signFlips(perms, words int, seed uint64) *draws[uint64] {
+	return newDraws(drawKey{kind: signDraws, rows: perms, rowLen: words, seed: seed}, func(r *rand.Rand, row []uint64) {
+		for w := range row {
+			row[w] = r.Uint64()
+		}
+	})
+}
+
+// bootstrapPicks returns the bootstrap's draws: resamples rows of n
+// query indices.
+func bootstrapPicks(resamples, n int, seed uint64) *draws[int32] {
+	return newDraws(drawKey{kind: bootstrapDraws, rows: resamples, rowLen: n, seed: seed}, func(r *rand.Rand, row []int32) {
+		for i := range row {
+			row[i] = int32(r.IntN(n))
+		}
+	})
+}
+
+// PrepareDraws draws now the random numbers that PairedTests of n pairs
+// with opts would draw on its first call, and keeps them where it keeps
+// them between calls (a bounded cache: at the demo's size both tables
+// fit), so that the first test does not pay for them: the browser draws
+// them while it waits for a model's files. The tests' results are the
+// same either way.
+func PrepareDraws(n int, opts CompareOptions) {
+	opts = opts.resolved()
+	if n <= 0 || opts.Permutations <= 0 || opts.Resamples <= 0 {
+		return
+	}
+	signFlips(opts.Permutations, (n+63)/64, opts.Seed)
+	bootstrapPicks(opts.Resamples, n, opts.Seed)
 }
 
 // signedSum returns the sum over i, in order, of d[i]*s_i with s_i = -1
@@ -169,11 +200,7 @@ func bootstrapCIs(ds [][]float64, resamples int, seed uint64, level float64) (lo
 	for k := range means {
 		means[k] = make([]float64, resamples)
 	}
-	picks := newDraws(drawKey{kind: bootstrapDraws, rows: resamples, rowLen: n, seed: seed}, func(r *rand.Rand, row []int32) {
-		for i := range row {
-			row[i] = int32(r.IntN(n))
-		}
-	})
+	picks := bootstrapPicks(resamples, n, seed)
 	cols := newPackedCols(ds)
 	sums := make([]float64, 2*len(ds))
 	first := make([]int32, n) // the first of two rows (a fresh draw reuses its row buffer)
