@@ -345,3 +345,88 @@ func TestPrepareDraws(t *testing.T) {
 		t.Errorf("the tests drew tables of their own (%d in the cache): PrepareDraws drew others than theirs", held)
 	}
 }
+
+// TestKeepDrawTables: tables drawn by DrawTables and handed to
+// KeepDrawTables (as the browser's helper worker hands them to the first
+// worker, in another instance of the program: here an emptied cache)
+// give the tests their results without drawing, and tables of other
+// options, another seed or the wrong size are refused.
+func TestKeepDrawTables(t *testing.T) {
+	const n = 41
+	a, b := make([][]float64, 2), make([][]float64, 2)
+	for m := range a {
+		a[m], b[m] = make([]float64, n), make([]float64, n)
+		for i := range n {
+			a[m][i] = float64((i*3+m)%7) / 6
+			b[m][i] = float64((i*5+m*2)%9) / 8
+		}
+	}
+	opts := CompareOptions{Permutations: 501, Resamples: 403, Seed: 99}
+	clear := func() {
+		drawCache.Lock()
+		drawCache.tables, drawCache.size = nil, 0
+		drawCache.Unlock()
+	}
+	held := func() int {
+		drawCache.Lock()
+		defer drawCache.Unlock()
+		return len(drawCache.tables)
+	}
+	clear()
+	want, err := PairedTests(a, b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signs, picks := DrawTables(n, opts)
+	if len(signs) != 501*1 || len(picks) != 403*n {
+		t.Fatalf("DrawTables: %d sign words and %d picks, want %d and %d", len(signs), len(picks), 501, 403*n)
+	}
+	signs, picks = slices.Clone(signs), slices.Clone(picks) // what a message carries
+	for _, tc := range []struct {
+		name  string
+		n     int
+		opts  CompareOptions
+		signs []uint64
+		picks []int32
+	}{
+		{"another seed", n, CompareOptions{Permutations: 501, Resamples: 403, Seed: 98}, signs, picks},
+		{"fewer resamples", n, CompareOptions{Permutations: 501, Resamples: 402, Seed: 99}, signs, picks},
+		{"more pairs", n + 1, opts, signs, picks},
+		{"a picks row short", n, opts, signs, picks[1:]},
+		{"signs of another seed", n, opts, slices.Concat([]uint64{signs[0] ^ 1}, signs[1:]), picks},
+		{"picks drawn otherwise", n, opts, signs, slices.Concat([]int32{(picks[0] + 1) % n}, picks[1:])},
+	} {
+		clear()
+		if err := KeepDrawTables(tc.n, tc.opts, tc.signs, tc.picks); err == nil {
+			t.Errorf("%s: KeepDrawTables accepted the tables", tc.name)
+		}
+		if h := held(); h != 0 {
+			t.Errorf("%s: %d tables kept after an error", tc.name, h)
+		}
+	}
+	clear()
+	if err := KeepDrawTables(n, opts, signs, picks); err != nil {
+		t.Fatal(err)
+	}
+	if h := held(); h != 2 {
+		t.Fatalf("KeepDrawTables kept %d tables, want 2", h)
+	}
+	got, err := PairedTests(a, b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("tests on kept tables: %+v, want %+v", got, want)
+	}
+	if h := held(); h != 2 {
+		t.Errorf("the tests drew tables of their own (%d in the cache)", h)
+	}
+	// Kept again (a second helper's, or a test drew them meanwhile):
+	// nothing added.
+	if err := KeepDrawTables(n, opts, slices.Clone(signs), slices.Clone(picks)); err != nil {
+		t.Fatal(err)
+	}
+	if h := held(); h != 2 {
+		t.Errorf("the same tables kept twice: %d in the cache", h)
+	}
+}

@@ -88,7 +88,21 @@ func newDraws[T int32 | uint64](key drawKey, fill func(r *rand.Rand, row []T)) *
 	for b := range key.rows {
 		fill(r, t.data[b*key.rowLen:(b+1)*key.rowLen])
 	}
+	keepTable(t)
+	return &draws[T]{table: t.data, rowLen: key.rowLen}
+}
+
+// keepTable puts t first in the draw cache, dropping the least recently
+// used tables beyond its bound. A table of the same key already there is
+// kept instead (its values are the same).
+func keepTable[T int32 | uint64](t *drawTable[T]) {
 	drawCache.Lock()
+	defer drawCache.Unlock()
+	for _, old := range drawCache.tables {
+		if old, ok := old.(*drawTable[T]); ok && old.key == t.key {
+			return
+		}
+	}
 	drawCache.tables = append([]any{t}, drawCache.tables...)
 	drawCache.size += len(t.data)
 	for drawCache.size > maxDrawCache {
@@ -101,8 +115,6 @@ func newDraws[T int32 | uint64](key drawKey, fill func(r *rand.Rand, row []T)) *
 		}
 		drawCache.tables = drawCache.tables[:last]
 	}
-	drawCache.Unlock()
-	return &draws[T]{table: t.data, rowLen: key.rowLen}
 }
 
 // row returns the next row's values; the slice is valid until the next

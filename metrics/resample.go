@@ -1,8 +1,11 @@
 package metrics
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // The randomization test and the bootstrap of PairedTests. Both add the
@@ -105,36 +108,100 @@ func randomizationTests(ds [][]float64, perms int, seed uint64) []float64 {
 // signFlips returns the randomization test's draws: perms rows of
 // words words of sign bits.
 func signFlips(perms, words int, seed uint64) *draws[uint64] {
-	return newDraws(drawKey{kind: signDraws, rows: perms, rowLen: words, seed: seed}, func(r *rand.Rand, row []uint64) {
-		for w := range row {
-			row[w] = r.Uint64()
-		}
-	})
+	return newDraws(drawKey{kind: signDraws, rows: perms, rowLen: words, seed: seed}, fillSigns)
+}
+
+// fillSigns draws one row of sign words.
+func fillSigns(r *rand.Rand, row []uint64) {
+	for w := range row {
+		row[w] = r.Uint64()
+	}
 }
 
 // bootstrapPicks returns the bootstrap's draws: resamples rows of n
 // query indices.
 func bootstrapPicks(resamples, n int, seed uint64) *draws[int32] {
-	return newDraws(drawKey{kind: bootstrapDraws, rows: resamples, rowLen: n, seed: seed}, func(r *rand.Rand, row []int32) {
+	return newDraws(drawKey{kind: bootstrapDraws, rows: resamples, rowLen: n, seed: seed}, fillPicks(n))
+}
+
+// fillPicks returns what draws one row of a bootstrap of n queries.
+func fillPicks(n int) func(r *rand.Rand, row []int32) {
+	return func(r *rand.Rand, row []int32) {
 		for i := range row {
 			row[i] = int32(r.IntN(n))
 		}
-	})
+	}
 }
 
 // PrepareDraws draws now the random numbers that PairedTests of n pairs
 // with opts would draw on its first call, and keeps them where it keeps
 // them between calls (a bounded cache: at the demo's size both tables
-// fit), so that the first test does not pay for them: the browser draws
-// them while it waits for a model's files. The tests' results are the
-// same either way.
-func PrepareDraws(n int, opts CompareOptions) {
+// fit), so that the first test does not pay for them. The tests' results
+// are the same either way.
+func PrepareDraws(n int, opts CompareOptions) { DrawTables(n, opts) }
+
+// DrawTables returns the random numbers of PairedTests of n pairs with
+// opts, drawn now or taken from the cache that keeps them between tests
+// (where they are then kept): signs, the randomization test's sign bits
+// (opts.Permutations rows of (n+63)/64 words), and picks, the bootstrap's
+// query indices (opts.Resamples rows of n). Both are nil where they are
+// too large for the cache (each test then draws its own) or there is
+// nothing to draw. The slices are the cache's: read them, never change
+// them. The browser's helper worker draws them for the first worker,
+// which hands them to KeepDrawTables.
+func DrawTables(n int, opts CompareOptions) (signs []uint64, picks []int32) {
 	opts = opts.resolved()
 	if n <= 0 || opts.Permutations <= 0 || opts.Resamples <= 0 {
-		return
+		return nil, nil
 	}
-	signFlips(opts.Permutations, (n+63)/64, opts.Seed)
-	bootstrapPicks(opts.Resamples, n, opts.Seed)
+	return signFlips(opts.Permutations, (n+63)/64, opts.Seed).table, bootstrapPicks(opts.Resamples, n, opts.Seed).table
+}
+
+// KeepDrawTables puts the tables DrawTables gave for n pairs and opts
+// (in another instance of this program) into the cache, so that the
+// tests here draw nothing. It checks that each table has the size
+// DrawTables gives and that its first row is what the generator draws
+// first (a table of other options or another seed is refused); the tests'
+// results are the same with or without it. The cache keeps the slices:
+// the caller must not change them.
+func KeepDrawTables(n int, opts CompareOptions, signs []uint64, picks []int32) error {
+	opts = opts.resolved()
+	if n <= 0 || opts.Permutations <= 0 || opts.Resamples <= 0 {
+		return nil
+	}
+	words := (n + 63) / 64
+	sk := drawKey{kind: signDraws, rows: opts.Permutations, rowLen: words, seed: opts.Seed}
+	bk := drawKey{kind: bootstrapDraws, rows: opts.Resamples, rowLen: n, seed: opts.Seed}
+	if err := checkTable(sk, signs, fillSigns); err != nil {
+		return fmt.Errorf("metrics: the randomization test's draws: %w", err)
+	}
+	if err := checkTable(bk, picks, fillPicks(n)); err != nil {
+		return fmt.Errorf("metrics: the bootstrap's draws: %w", err)
+	}
+	if len(signs) <= maxDrawTable {
+		keepTable(&drawTable[uint64]{key: sk, data: signs})
+	}
+	if len(picks) <= maxDrawTable {
+		keepTable(&drawTable[int32]{key: bk, data: picks})
+	}
+	return nil
+}
+
+// checkTable reports whether data can be key's table: its size, and its
+// first row as fill draws it from a generator seeded with key.seed.
+func checkTable[T int32 | uint64](key drawKey, data []T, fill func(r *rand.Rand, row []T)) error {
+	if len(data) != key.rows*key.rowLen {
+		return fmt.Errorf("%d values, want %d rows of %d", len(data), key.rows, key.rowLen)
+	}
+	if key.rows == 0 {
+		return nil
+	}
+	first := make([]T, key.rowLen)
+	fill(newRand(key.seed), first)
+	if !slices.Equal(first, data[:key.rowLen]) {
+		return errors.New("its first row is not what the generator draws: other options or another seed")
+	}
+	return nil
 }
 
 // signedSum returns the sum over i, in order, of d[i]*s_i with s_i = -1

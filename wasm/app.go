@@ -366,9 +366,9 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 		if err != nil {
 			return nil, err
 		}
-		// The paired tests' random numbers are drawn while the model's
-		// files download (the first test of a fresh worker paid for them).
-		go metrics.PrepareDraws(len(coll.JudgedQueries()), experiment.Config{Resamples: q.Resamples}.TestOptions())
+		// The paired tests' random numbers are drawn meanwhile (the first
+		// test of a fresh worker paid for them).
+		a.prepareDraws(len(coll.JudgedQueries()), experiment.Config{Resamples: q.Resamples}.TestOptions())
 		if err := a.demoVectors(ctx, coll, q.Model, e, corpus); err != nil {
 			return nil, err
 		}

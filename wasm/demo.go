@@ -115,11 +115,12 @@ func fetchDemoFiles(name, base string) *demoFetch {
 	}
 	f := &demoFetch{name: name}
 	f.wg.Add(1)
+	meta := startShared(base+".json", 0, "") // asked now, not when the goroutine runs
 	go func() {
 		defer f.wg.Done()
 		// The .npy only where the .json is: a site without them answers
 		// one 404, which the page expects of optional files.
-		if f.js, f.jsErr = fetchShared(base+".json", 0, ""); f.jsErr == nil {
+		if f.js, _, f.jsErr = meta(false); f.jsErr == nil {
 			f.npy, f.npyErr = fetchShared(base+".npy", 0, "")
 		}
 	}()

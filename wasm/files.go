@@ -77,23 +77,36 @@ func fetchShared(url string, size int64, label string) ([]byte, error) {
 // drevalFetchFile); "" where the browser has none (crypto.subtle is only
 // in secure contexts) or the worker fetched the file itself.
 func fetchSharedSum(url string, size int64, label string, sum bool) ([]byte, string, error) {
+	return startShared(url, size, label)(sum)
+}
+
+// startShared asks the page for url now, as fetchSharedSum does, and
+// returns what waits for the answer. The ask is posted before it returns:
+// one made in a goroutine is posted only when that goroutine runs, which
+// in WebAssembly is when every other goroutine waits.
+func startShared(url string, size int64, label string) func(sum bool) ([]byte, string, error) {
 	f := js.Global().Get("drevalFetchFile")
 	if f.Type() != js.TypeFunction {
-		b, err := fetchBytes(url)
-		return b, "", err
+		return func(bool) ([]byte, string, error) {
+			b, err := fetchBytes(url)
+			return b, "", err
+		}
 	}
-	a, err := await(f.Invoke(url, size, label))
-	if err != nil {
-		return nil, "", fmt.Errorf("fetching %s: %v", url, err)
+	asked := f.Invoke(url, size, label)
+	return func(sum bool) ([]byte, string, error) {
+		a, err := await(asked)
+		if err != nil {
+			return nil, "", fmt.Errorf("fetching %s: %v", url, err)
+		}
+		b := bytesOf(js.Global().Get("Uint8Array").New(a.Get("data")))
+		if !sum {
+			return b, "", nil
+		}
+		// The page hashed these bytes once for every worker, which each
+		// get an exact copy of them (structured clone or transfer); b is
+		// this worker's copy of its copy.
+		return b, a.Get("sha256").String(), nil
 	}
-	b := bytesOf(js.Global().Get("Uint8Array").New(a.Get("data")))
-	if !sum {
-		return b, "", nil
-	}
-	// The page hashed these bytes once for every worker, which each get
-	// an exact copy of them (structured clone or transfer); b is this
-	// worker's copy of its copy.
-	return b, a.Get("sha256").String(), nil
 }
 
 // index returns the site's model index (models/index.json), fetched

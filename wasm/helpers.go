@@ -18,9 +18,12 @@ import (
 
 // peer is a helper worker, reached through a MessagePort.
 type peer struct {
-	port    js.Value
-	replies chan js.Value
-	onMsg   js.Func
+	port  js.Value
+	onMsg js.Func
+	mu    sync.Mutex
+	// waiting holds, by request id, where each answer awaited goes
+	// (call). An answer to no request awaited is dropped.
+	waiting map[int]chan js.Value
 	// corpus is the id of the last search corpus sent to this helper
 	// (search.go; guarded by app.mu), 0 for none.
 	corpus int
@@ -36,12 +39,22 @@ func (a *app) peerList() []*peer {
 		return nil
 	}
 	for i := len(a.peers); i < ports.Length(); i++ {
-		p := &peer{port: ports.Index(i), replies: make(chan js.Value)}
+		p := &peer{port: ports.Index(i), waiting: map[int]chan js.Value{}}
 		p.onMsg = js.FuncOf(func(this js.Value, args []js.Value) any {
-			// Never blocks the event loop, never drops a reply; EmbedIDs
-			// skips replies to requests it gave up on.
+			// Never blocks the event loop: each answer goes to its
+			// request's channel, which has room for it.
 			data := args[0].Get("data")
-			go func() { p.replies <- data }()
+			id := data.Get("id")
+			if id.Type() != js.TypeNumber {
+				return nil
+			}
+			p.mu.Lock()
+			ch, ok := p.waiting[id.Int()]
+			delete(p.waiting, id.Int())
+			p.mu.Unlock()
+			if ok {
+				ch <- data
+			}
 			return nil
 		})
 		p.port.Set("onmessage", p.onMsg)
@@ -58,14 +71,17 @@ func (a *app) requestID() int {
 	return a.nextID
 }
 
-// reply waits for the helper's answer to request id, skipping answers to
-// requests given up on.
-func (p *peer) reply(id int) js.Value {
-	for {
-		if r := <-p.replies; r.Get("id").Int() == id {
-			return r
-		}
-	}
+// call posts msg, request id, to the helper and returns where its answer
+// will come. Requests to one helper may be in flight together (a search
+// and the tests' draws); the answers find their own requests.
+func (p *peer) call(id int, msg map[string]any) <-chan js.Value {
+	ch := make(chan js.Value, 1)
+	p.mu.Lock()
+	p.waiting[id] = ch
+	p.mu.Unlock()
+	msg["id"] = id
+	p.port.Call("postMessage", js.ValueOf(msg))
+	return ch
 }
 
 // helperEmbedder splits every batch between this worker and its helpers:
@@ -93,8 +109,7 @@ func (h *helperEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 	}
 	size := (len(ids) + parts - 1) / parts
 	type sent struct {
-		p      *peer
-		id     int
+		answer <-chan js.Value
 		lo, hi int
 	}
 	var pending []sent
@@ -103,13 +118,11 @@ func (h *helperEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 		if lo >= hi {
 			break
 		}
-		p := h.peers[i-1]
-		id := h.a.requestID()
 		data, lens := packIDs(ids[lo:hi])
-		p.port.Call("postMessage", js.ValueOf(map[string]any{
-			"type": "embed", "id": id, "model": h.model, "engine": h.engine, "side": h.side, "data": jsBytes(data), "lens": jsBytes(lens),
-		}))
-		pending = append(pending, sent{p, id, lo, hi})
+		answer := h.peers[i-1].call(h.a.requestID(), map[string]any{
+			"type": "embed", "model": h.model, "engine": h.engine, "side": h.side, "data": jsBytes(data), "lens": jsBytes(lens),
+		})
+		pending = append(pending, sent{answer, lo, hi})
 	}
 	out := make([][]float32, len(ids))
 	mine, err := h.local.EmbedIDs(ids[:min(size, len(ids))])
@@ -119,7 +132,7 @@ func (h *helperEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 	copy(out, mine)
 	dim := h.local.Dim()
 	for _, s := range pending {
-		r := s.p.reply(s.id)
+		r := <-s.answer
 		if r.Get("type").String() == "error" {
 			return nil, fmt.Errorf("helper worker: %s", r.Get("message").String())
 		}

@@ -22,7 +22,8 @@
 //     that model ahead of the first chunk and answers nothing ("warm",
 //     from the page when a model is chosen, has every worker that will
 //     embed with it prepare it); "search"
-//     ranks a part of a search's queries (search.go).
+//     ranks a part of a search's queries (search.go); "draws" draws the
+//     paired tests' random numbers for it (draws.go).
 //   - "metrics": scores an uploaded TREC run against uploaded qrels, as
 //     "dreval metrics" does.
 //   - "vectors": searches uploaded corpus and query embeddings (.npy and
@@ -128,6 +129,15 @@ func (a *app) handle(msg, reply js.Value) {
 		if e, err := checkEngine(stringOf(msg.Get("engine"))); err == nil {
 			a.prepare(msg.Get("model").String(), e)
 		}
+	case "draws":
+		// From the first worker: the paired tests' random numbers
+		// (draws.go).
+		out, err := drawTables(msg)
+		if err != nil {
+			fail(err)
+			return
+		}
+		post(out)
 	case "embed":
 		vecs, dim, err := a.embed(msg)
 		if err != nil {

@@ -38,7 +38,7 @@ func (a *app) search(corpus, queries *retrieval.Matrix, opt retrieval.Options) (
 	var docIDs []any
 	type sent struct {
 		p      *peer
-		id     int
+		answer <-chan js.Value
 		lo, hi int
 	}
 	var pending []sent
@@ -48,13 +48,12 @@ func (a *app) search(corpus, queries *retrieval.Matrix, opt retrieval.Options) (
 			break
 		}
 		p := peers[i-1]
-		id := a.requestID()
 		a.mu.Lock()
 		held := p.corpus == cid
 		p.corpus = cid
 		a.mu.Unlock()
 		m := map[string]any{
-			"type": "search", "id": id, "dim": dim, "k": opt.K, "scoring": int(opt.Scoring), "corpusID": cid,
+			"type": "search", "dim": dim, "k": opt.K, "scoring": int(opt.Scoring), "corpusID": cid,
 			"queries": jsBytes(floatBytes(queries.Data[lo*dim : hi*dim])),
 		}
 		if !held {
@@ -69,8 +68,7 @@ func (a *app) search(corpus, queries *retrieval.Matrix, opt retrieval.Options) (
 			}
 			m["corpus"], m["docIDs"] = corpusBytes, docIDs
 		}
-		p.port.Call("postMessage", js.ValueOf(m))
-		pending = append(pending, sent{p, id, lo, hi})
+		pending = append(pending, sent{p, p.call(a.requestID(), m), lo, hi})
 	}
 	total := int64(queries.Rows) * int64(corpus.Rows)
 	local := opt
@@ -87,7 +85,7 @@ func (a *app) search(corpus, queries *retrieval.Matrix, opt retrieval.Options) (
 	copy(out, mine)
 	failed := false
 	for _, s := range pending {
-		r := s.p.reply(s.id)
+		r := <-s.answer
 		if r.Get("type").String() == "error" {
 			failed = true
 			a.mu.Lock()
