@@ -1,6 +1,9 @@
 package safetensors
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // HalfToFloat32 converts an IEEE 754 binary16 value to float32 exactly
 // (every binary16 value, subnormals, infinities and NaN included, has a
@@ -28,6 +31,23 @@ func HalfToFloat32(h uint16) float32 {
 		return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
 	}
 }
+
+// halfTable holds HalfToFloat32 of every binary16 bit pattern, made on
+// first use: a large F16 tensor converts by looking each element up
+// (readFloats), several times faster than computing it, most under
+// js/wasm, where the browser's static model has 7.8 million of them.
+var halfTable = sync.OnceValue(func() *[1 << 16]float32 {
+	t := new([1 << 16]float32)
+	for h := range t {
+		t[h] = HalfToFloat32(uint16(h))
+	}
+	return t
+})
+
+// halfTableMin is the number of F16 elements from which readFloats
+// converts through halfTable: its 65,536 entries cost as many
+// conversions to make.
+const halfTableMin = 1 << 16
 
 // float32ToHalf converts f to binary16, rounding to nearest even; values too
 // large become ±Inf, NaN stays NaN.

@@ -296,6 +296,19 @@ func readFloats(r io.ReaderAt, off int64, dt DType, dst []float32, buf []byte) e
 				out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 			}
 		case F16:
+			if len(dst) >= halfTableMin {
+				t := halfTable()
+				if littleEndian {
+					for i, h := range unsafe.Slice((*uint16)(unsafe.Pointer(&b[0])), len(out)) {
+						out[i] = t[h]
+					}
+					break
+				}
+				for i := range out {
+					out[i] = t[binary.LittleEndian.Uint16(b[2*i:])]
+				}
+				break
+			}
 			for i := range out {
 				out[i] = HalfToFloat32(binary.LittleEndian.Uint16(b[2*i:]))
 			}
