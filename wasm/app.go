@@ -361,7 +361,7 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 	// batch reaches them.
 	a.prepareHelpers(q.Model, e)
 	if len(data.names) == 1 && data.names[0] == "demo" {
-		queries, corpus := fetchDemoQueries(q.Model), a.fetchDemoCorpus(q.Model)
+		queries, corpus := a.fetchDemoQueries(q.Model), a.fetchDemoCorpus(q.Model)
 		coll, err := a.session.Collection("demo", "test") // the run's own
 		if err != nil {
 			return nil, err

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/retrieval"
 )
@@ -36,9 +37,9 @@ func (a *app) demoVectors(ctx context.Context, coll *dataset.Collection, name, e
 	if _, _, _, ok, err := a.cache.Get(key); ok || err != nil {
 		return err
 	}
-	base := "data/demo/" + name
+	base := modelfiles.DemoDir + "/" + name
 	if pre == nil {
-		pre = fetchDemoFiles(name, base)
+		pre = a.fetchDemoFiles(name, name)
 	}
 	pre.wg.Wait()
 	b, err := pre.js, pre.jsErr
@@ -88,8 +89,8 @@ type demoFetch struct {
 // demo queries' clean texts by model name (data/demo/NAME.queries.npy
 // and .json, "dreval site" and "dreval serve" write them); nil for
 // models that have none.
-func fetchDemoQueries(name string) *demoFetch {
-	return fetchDemoFiles(name, "data/demo/"+name+".queries")
+func (a *app) fetchDemoQueries(name string) *demoFetch {
+	return a.fetchDemoFiles(name, name+".queries")
 }
 
 // fetchDemoCorpus starts fetching the site's precomputed demo corpus
@@ -104,24 +105,35 @@ func (a *app) fetchDemoCorpus(name string) *demoFetch {
 	if done {
 		return nil
 	}
-	return fetchDemoFiles(name, "data/demo/"+name)
+	return a.fetchDemoFiles(name, name)
 }
 
-// fetchDemoFiles starts fetching base.json and base.npy for model name;
-// nil for models that have none.
-func fetchDemoFiles(name, base string) *demoFetch {
+// fetchDemoFiles starts fetching data/demo/BASE.json and BASE.npy for
+// model name; nil for models that have none. Both are asked for at once
+// where the site's model index lists the .npy (modelfiles.Index.Demo:
+// "dreval site" writes them, and the page preloads the opening model's);
+// elsewhere the .npy only once the .json came: a site without them
+// answers one 404, which the page expects of optional files.
+func (a *app) fetchDemoFiles(name, base string) *demoFetch {
 	if name == "bm25" || name == "" || isUpload(name) {
 		return nil
 	}
 	f := &demoFetch{name: name}
 	f.wg.Add(1)
-	meta := startShared(base+".json", 0, "") // asked now, not when the goroutine runs
+	dir := modelfiles.DemoDir + "/"
+	// Asked now, not when the goroutine runs.
+	meta := startShared(dir+base+".json", 0, "")
+	var npy func(bool) ([]byte, string, error)
+	if x, err := a.index(); err == nil && x.HasDemo(base+".npy") {
+		npy = startShared(dir+base+".npy", 0, "")
+	}
 	go func() {
 		defer f.wg.Done()
-		// The .npy only where the .json is: a site without them answers
-		// one 404, which the page expects of optional files.
 		if f.js, _, f.jsErr = meta(false); f.jsErr == nil {
-			f.npy, f.npyErr = fetchShared(base+".npy", 0, "")
+			if npy == nil {
+				npy = startShared(dir+base+".npy", 0, "")
+			}
+			f.npy, _, f.npyErr = npy(false)
 		}
 	}()
 	return f

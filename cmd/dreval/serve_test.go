@@ -201,6 +201,21 @@ func TestSite(t *testing.T) {
 	if m := x.Model("minilm"); len(x.Models) != 1 || m == nil || !slices.Equal(m.Paths(), settings) {
 		t.Errorf("models/index.json lists %+v", x)
 	}
+	// And the demo vectors written, with their sizes (the page asks for
+	// a .npy with its .json where the index lists it).
+	for _, f := range modelfiles.DemoFiles("minilm") {
+		st, err := os.Stat(filepath.Join(out, modelfiles.DemoDir, f))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if !slices.Contains(x.Demo, modelfiles.File{Path: f, Size: st.Size()}) {
+			t.Errorf("models/index.json's demo vectors %+v lack %s (%d bytes)", x.Demo, f, st.Size())
+		}
+	}
+	if len(x.Demo) != 4 {
+		t.Errorf("models/index.json lists %d demo files, want minilm's 4: %+v", len(x.Demo), x.Demo)
+	}
 	if _, err := os.Stat(filepath.Join(out, "models/minilm/model.fp16.safetensors")); err == nil {
 		t.Error("-weights=false wrote the weights")
 	}

@@ -266,7 +266,9 @@ func writeModelFiles(out, modelsDir, name string, weights bool, st *siteStats) e
 
 // writeModelIndex writes out/models/index.json, the list of the models
 // copied and their files (modelfiles.Index) with the files the page
-// preloads, as "dreval serve" serves it.
+// preloads, as "dreval serve" serves it, and the demo vectors written
+// under out/data/demo (Index.Demo, which "dreval serve" leaves empty: it
+// computes them when asked).
 func writeModelIndex(out string, st *siteStats) error {
 	x, err := modelfiles.IndexFS(os.DirFS(filepath.Join(out, "models")))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -274,6 +276,21 @@ func writeModelIndex(out string, st *siteStats) error {
 	}
 	if err != nil {
 		return err
+	}
+	// The demo vectors written: the page asks for a .npy with its .json
+	// and preloads the opening model's.
+	demo, err := os.ReadDir(filepath.Join(out, filepath.FromSlash(modelfiles.DemoDir)))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for _, e := range demo {
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		if info.Mode().IsRegular() {
+			x.Demo = append(x.Demo, modelfiles.File{Path: e.Name(), Size: info.Size()})
+		}
 	}
 	x.SetPreload(modelfiles.LessonModel) // fetched by the page with the app
 	b, err := json.Marshal(x)

@@ -21,6 +21,28 @@ type Index struct {
 	// and compiles, before any worker asks for them: those of the model
 	// the page opens on (SetPreload). The page only fetches what it lists.
 	Preload []Preload `json:"preload,omitempty"`
+	// Demo lists the precomputed demo vectors a static site holds under
+	// data/demo/ (DemoDir): each file's name there and size, as "dreval
+	// site" writes them (MODEL.json and MODEL.npy, the corpus's;
+	// MODEL.queries.json and .npy, the queries'). A server that computes
+	// them when asked lists none, and the page then asks for a .npy only
+	// once its .json came (a site without them answers one 404, not
+	// two); listed, both are asked for at once.
+	Demo []File `json:"demo,omitempty"`
+}
+
+// DemoDir is where a site serves the precomputed demo vectors.
+const DemoDir = "data/demo"
+
+// HasDemo reports whether x lists file (such as "static.npy") under
+// DemoDir.
+func (x *Index) HasDemo(file string) bool {
+	for _, f := range x.Demo {
+		if f.Path == file {
+			return true
+		}
+	}
+	return false
 }
 
 // LessonModel is the model the page opens on: its first Model option,
@@ -39,8 +61,8 @@ type Preload struct {
 
 // SetPreload sets x.Preload to the files of model name that a run of it
 // reads (ToLoad: those the browser app's workers fetch for it), with the
-// URLs and labels the workers ask for them by; none when x does not
-// serve name.
+// URLs and labels the workers ask for them by, then its demo vectors that
+// x lists (Demo); none when x does not serve name.
 func (x *Index) SetPreload(name string) {
 	x.Preload = nil
 	m := x.Model(name)
@@ -50,6 +72,17 @@ func (x *Index) SetPreload(name string) {
 	for _, f := range ToLoad(m.Paths()) {
 		x.Preload = append(x.Preload, Preload{URL: URL(name, f), Size: m.Size(f), Label: FileLabel(name, f)})
 	}
+	for _, f := range x.Demo {
+		if slices.Contains(DemoFiles(name), f.Path) {
+			x.Preload = append(x.Preload, Preload{URL: DemoDir + "/" + f.Path, Size: f.Size, Label: DemoDir + "/" + f.Path})
+		}
+	}
+}
+
+// DemoFiles returns the names under DemoDir of model name's precomputed
+// demo vectors: the corpus's description and matrix, the queries'.
+func DemoFiles(name string) []string {
+	return []string{name + ".json", name + ".npy", name + ".queries.json", name + ".queries.npy"}
 }
 
 // FileLabel is how the page's status names the download of a model's

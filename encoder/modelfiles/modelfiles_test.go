@@ -1,6 +1,7 @@
 package modelfiles
 
 import (
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -244,5 +245,33 @@ func TestSetPreload(t *testing.T) {
 		if !reflect.DeepEqual(x.Preload, c.want) {
 			t.Errorf("SetPreload(%q) = %+v, want %+v", c.model, x.Preload, c.want)
 		}
+	}
+}
+
+// TestSetPreloadDemo: the demo vectors an index lists are preloaded with
+// their model's files, those of that model only (a model whose name
+// extends another's, "static.v2", keeps its own), in the index's order.
+func TestSetPreloadDemo(t *testing.T) {
+	x := &Index{
+		Models: []Model{
+			{Name: "static", Files: []File{{"config.json", 567}, {"model.safetensors", 100}, {"tokenizer.json", 50}}},
+			{Name: "static.v2", Files: []File{{"config.json", 1}, {"model.safetensors", 2}, {"tokenizer.json", 3}}},
+		},
+		Demo: []File{{"static.json", 10}, {"static.npy", 2000}, {"static.v2.json", 11}, {"static.v2.npy", 2001}, {"static.queries.json", 12}, {"static.queries.npy", 300}},
+	}
+	x.SetPreload("static")
+	var got []string
+	for _, p := range x.Preload {
+		got = append(got, fmt.Sprintf("%s %d", p.URL, p.Size))
+	}
+	want := []string{
+		"models/static/config.json 567", "models/static/model.safetensors 100", "models/static/tokenizer.json 50",
+		"data/demo/static.json 10", "data/demo/static.npy 2000", "data/demo/static.queries.json 12", "data/demo/static.queries.npy 300",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("SetPreload(static) = %q, want %q", got, want)
+	}
+	if !x.HasDemo("static.npy") || x.HasDemo("minilm.npy") {
+		t.Errorf("HasDemo: static.npy %t, minilm.npy %t", x.HasDemo("static.npy"), x.HasDemo("minilm.npy"))
 	}
 }
