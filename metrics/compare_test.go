@@ -421,6 +421,28 @@ func TestKeepDrawTables(t *testing.T) {
 	if h := held(); h != 2 {
 		t.Errorf("the tests drew tables of their own (%d in the cache)", h)
 	}
+	// A bootstrap too large for the cache comes as nil, as DrawTables
+	// gives it, and the tests draw it themselves.
+	const big = 450 // 10,000 resamples of 450: 4.5 million picks
+	bigOpts := CompareOptions{Permutations: 200, Resamples: 10000, Seed: 7}
+	bs, bp := DrawTables(big, bigOpts)
+	if bs == nil || bp != nil {
+		t.Fatalf("DrawTables(%d): %d sign words, %d picks; want the signs only", big, len(bs), len(bp))
+	}
+	clear()
+	if err := KeepDrawTables(big, bigOpts, slices.Clone(bs), nil); err != nil {
+		t.Fatal(err)
+	}
+	if h := held(); h != 1 {
+		t.Errorf("KeepDrawTables of the signs alone kept %d tables", h)
+	}
+	if err := KeepDrawTables(big, bigOpts, bs, make([]int32, 10000*big)); err == nil {
+		t.Error("KeepDrawTables took a bootstrap table of zeros")
+	}
+	clear()
+	if err := KeepDrawTables(n, opts, signs, picks); err != nil {
+		t.Fatal(err)
+	}
 	// Kept again (a second helper's, or a test drew them meanwhile):
 	// nothing added.
 	if err := KeepDrawTables(n, opts, slices.Clone(signs), slices.Clone(picks)); err != nil {
