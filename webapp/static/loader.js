@@ -6,8 +6,8 @@
 //     WebAssembly.Module;
 //   - the demo collection (demo.zip: keep), fetched with the app;
 //   - the files of the model the page opens on (preload: those the site's
-//     models/index.json lists), fetched once the app is compiled, while
-//     the workers start;
+//     models/index.json lists), fetched as soon as the index is read,
+//     while the app downloads and compiles;
 //   - the files the workers ask for (worker.js's drevalFetch: a model's
 //     weights, tokenizer and settings, onnxruntime-web's binary, the demo's
 //     precomputed vectors): fetched once, their size and progress shown,
@@ -246,12 +246,13 @@ const loader = (() => {
 
   // preload fetches the files the site's model index lists in "preload"
   // (Go decides which: modelfiles.Index.SetPreload, the model the page
-  // opens on) as soon as the app is compiled, before the workers have
-  // started it, so the workers' asks (file) find them downloaded or on
-  // the way, each fetched once and dropped once every worker has it. Not
-  // earlier: downloading 31 MB while the app downloads and compiles
-  // delayed the workers' start by 0.5-0.9 s on a loaded 2-core machine,
-  // for the model no sooner in the workers (README, the opening lesson).
+  // opens on and its demo vectors) as soon as the index is read, while
+  // the app downloads and compiles, so the workers' asks (file) find them
+  // downloaded or on the way, each fetched once and dropped once every
+  // worker has it. With the float32 static model (31 MB) this waited for
+  // the app's compilation, which the download had delayed by 0.5-0.9 s on
+  // a loaded 2-core machine; its 15 MB in float16 are sooner in the
+  // workers when fetched at once (README, the opening lesson).
   const asked = new Set(); // URLs file was asked for
   function preload(indexURL) {
     // The index itself is one of the files the workers ask for (Go reads
@@ -260,14 +261,14 @@ const loader = (() => {
     asked.add(key);
     const e = files.get(key) || entry(key, 0, "the model index", undefined);
     const listed = e.promise.then((a) => JSON.parse(new TextDecoder().decode(a.data)));
-    Promise.all([listed, module()]).then(([x]) => {
+    listed.then((x) => {
       for (const f of (x && x.preload) || []) {
         const key = abs(f.url);
         if (asked.has(key) || files.has(key)) continue;
         asked.add(key);
         entry(key, f.size, f.label || f.url, undefined);
       }
-    }).catch(() => {}); // no index (or no app): the workers fetch what they need
+    }).catch(() => {}); // no index: the workers fetch what they need
   }
 
   // early returns the {data, sha256} of url when the page fetches it
