@@ -18,7 +18,7 @@ go=${GO:-go}
 site=$(mktemp -d)
 trap 'rm -rf "$site"' EXIT
 [ -x build/dreval ] || { echo "bench-ortweb: build/dreval is missing: make build" >&2; exit 1; }
-build/dreval site -out "$site/site" -model minilm >&2
+build/dreval site -out "$site/site" >&2 # the default: static (the opening lesson) and minilm
 "$go" test ./ui/e2e -run '^$' -bench ORTWebPage -benchtime "${BENCHTIME:-1x}" -timeout 30m
 DREVAL_BENCH_SITE="$site/site" "$go" test ./ui/e2e -run '^$' -bench ORTWebDemoSite -benchtime "${BENCHTIME:-3x}" -timeout 30m
 "$go" test ./ui/e2e -run '^$' -bench ORTWebCranfield -benchtime 1x -timeout 60m
