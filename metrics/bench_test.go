@@ -82,18 +82,25 @@ func BenchmarkRunReader(b *testing.B) {
 // 10,000 permutations and bootstrap resamples.
 func BenchmarkPairedTests(b *testing.B) {
 	const n, measures = 212, 6
-	a, c := make([][]float64, measures), make([][]float64, measures)
-	for m := range measures {
-		a[m], c[m] = make([]float64, n), make([]float64, n)
-		for i := range n {
-			a[m][i] = float64((i*7+m)%11) / 10
-			c[m][i] = float64((i*5+m*3)%13) / 12
-		}
-	}
+	a, c := pairedValues(measures, n)
 	opts := CompareOptions{Permutations: 10000, Resamples: 10000, Seed: 1}
 	for b.Loop() {
 		if _, err := PairedTests(a, c, opts); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// pairedValues returns two systems' per-query values of measures
+// measures over n queries, spread deterministically over [0, 1].
+func pairedValues(measures, n int) (a, b [][]float64) {
+	a, b = make([][]float64, measures), make([][]float64, measures)
+	for m := range measures {
+		a[m], b[m] = make([]float64, n), make([]float64, n)
+		for i := range n {
+			a[m][i] = float64((i*7+m)%11) / 10
+			b[m][i] = float64((i*5+m*3)%13) / 12
+		}
+	}
+	return a, b
 }

@@ -308,14 +308,7 @@ func TestRandomizationTiesEqualReference(t *testing.T) {
 // without it, and find its draws in the cache.
 func TestPrepareDraws(t *testing.T) {
 	const n = 37
-	a, b := make([][]float64, 3), make([][]float64, 3)
-	for m := range a {
-		a[m], b[m] = make([]float64, n), make([]float64, n)
-		for i := range n {
-			a[m][i] = float64((i*7+m)%11) / 10
-			b[m][i] = float64((i*5+m*3)%13) / 12
-		}
-	}
+	a, b := pairedValues(3, n)
 	opts := CompareOptions{Permutations: 999, Resamples: 777, Seed: 4242}
 	want, err := PairedTests(a, b, opts)
 	if err != nil {
@@ -353,14 +346,7 @@ func TestPrepareDraws(t *testing.T) {
 // options, another seed or the wrong size are refused.
 func TestKeepDrawTables(t *testing.T) {
 	const n = 41
-	a, b := make([][]float64, 2), make([][]float64, 2)
-	for m := range a {
-		a[m], b[m] = make([]float64, n), make([]float64, n)
-		for i := range n {
-			a[m][i] = float64((i*3+m)%7) / 6
-			b[m][i] = float64((i*5+m*2)%9) / 8
-		}
-	}
+	a, b := pairedValues(2, n)
 	opts := CompareOptions{Permutations: 501, Resamples: 403, Seed: 99}
 	clear := func() {
 		drawCache.Lock()

@@ -112,14 +112,7 @@ func TestCheckedListsEqualStringPath(t *testing.T) {
 					if conv.trecFamily() {
 						measures, _ = ParseMeasures([]string{"all_trec"}, conv)
 					}
-					j, err := NewJudgments(qrels, opts)
-					if err != nil {
-						t.Fatal(err)
-					}
-					ev, err := j.Evaluator(measures)
-					if err != nil {
-						t.Fatal(err)
-					}
+					ev := judgedEvaluator(t, qrels, opts, measures)
 					for _, qid := range r.QueryIDs() {
 						got, err := ev.AddChecked(checked[qid])
 						if err != nil {
@@ -246,14 +239,7 @@ func FuzzCheckedListEqualsStringPath(f *testing.F) {
 			lists = append(lists, l)
 		}
 		for _, opts := range []Options{{Convention: c, Complete: true}, {Convention: c, RelLevel: 2}} {
-			j, err := NewJudgments(qrels, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ev, err := j.Evaluator(measures)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ev := judgedEvaluator(t, qrels, opts, measures)
 			for i, qid := range run.QueryIDs() {
 				got, err := ev.AddChecked(&lists[i])
 				if err != nil {
@@ -279,4 +265,19 @@ func FuzzCheckedListEqualsStringPath(f *testing.F) {
 			}
 		}
 	})
+}
+
+// judgedEvaluator returns the Evaluator of measures over qrels prepared
+// with opts (NewJudgments), failing t on an error.
+func judgedEvaluator(t *testing.T, qrels Qrels, opts Options, measures []Measure) *Evaluator {
+	t.Helper()
+	j, err := NewJudgments(qrels, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := j.Evaluator(measures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
 }

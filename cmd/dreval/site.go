@@ -100,6 +100,7 @@ func runSite(env *cliEnv, args []string) error {
 	}
 	sm := newServeModels(*models, eng, *ortLib, *cacheDir)
 	sm.note = func(msg string) { fmt.Fprintf(env.stderr, "dreval site: %s\n", msg) }
+	var demo []modelfiles.File // the demo vectors written, for the index
 	for _, name := range names {
 		if err := writeModelFiles(*out, *models, name, *weights, &st); err != nil {
 			return err
@@ -108,20 +109,18 @@ func runSite(env *cliEnv, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := st.write(filepath.Join(*out, "data", "demo", name+".npy"), d.NPY); err != nil {
-			return err
-		}
-		if err := st.write(filepath.Join(*out, "data", "demo", name+".json"), d.Meta); err != nil {
-			return err
-		}
-		if err := st.write(filepath.Join(*out, "data", "demo", name+".queries.npy"), d.QueryNPY); err != nil {
-			return err
-		}
-		if err := st.write(filepath.Join(*out, "data", "demo", name+".queries.json"), d.QueryMeta); err != nil {
-			return err
+		// modelfiles.DemoFiles's order: the corpus's description and
+		// matrix, the queries'.
+		files := modelfiles.DemoFiles(name)
+		for i, b := range [][]byte{d.Meta, d.NPY, d.QueryMeta, d.QueryNPY} {
+			f := files[i]
+			if err := st.write(filepath.Join(*out, filepath.FromSlash(modelfiles.DemoDir), f), b); err != nil {
+				return err
+			}
+			demo = append(demo, modelfiles.File{Path: f, Size: int64(len(b))})
 		}
 	}
-	if err := writeModelIndex(*out, &st); err != nil {
+	if err := writeModelIndex(*out, demo, &st); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "wrote %d files (%.1f MiB) to %s\n", st.files, float64(st.bytes)/(1<<20), *out)
@@ -266,10 +265,10 @@ func writeModelFiles(out, modelsDir, name string, weights bool, st *siteStats) e
 
 // writeModelIndex writes out/models/index.json, the list of the models
 // copied and their files (modelfiles.Index) with the files the page
-// preloads, as "dreval serve" serves it, and the demo vectors written
-// under out/data/demo (Index.Demo, which "dreval serve" leaves empty: it
-// computes them when asked).
-func writeModelIndex(out string, st *siteStats) error {
+// preloads, as "dreval serve" serves it, and demo, the demo vectors
+// written under out/data/demo (Index.Demo, which "dreval serve" leaves
+// empty: it computes them when asked).
+func writeModelIndex(out string, demo []modelfiles.File, st *siteStats) error {
 	x, err := modelfiles.IndexFS(os.DirFS(filepath.Join(out, "models")))
 	if errors.Is(err, fs.ErrNotExist) {
 		x, err = &modelfiles.Index{Models: []modelfiles.Model{}}, nil
@@ -277,21 +276,9 @@ func writeModelIndex(out string, st *siteStats) error {
 	if err != nil {
 		return err
 	}
-	// The demo vectors written: the page asks for a .npy with its .json
-	// and preloads the opening model's.
-	demo, err := os.ReadDir(filepath.Join(out, filepath.FromSlash(modelfiles.DemoDir)))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	for _, e := range demo {
-		info, err := e.Info()
-		if err != nil {
-			return err
-		}
-		if info.Mode().IsRegular() {
-			x.Demo = append(x.Demo, modelfiles.File{Path: e.Name(), Size: info.Size()})
-		}
-	}
+	// The page asks for a listed .npy with its .json and preloads the
+	// opening model's.
+	x.Demo = demo
 	x.SetPreload(modelfiles.LessonModel) // fetched by the page with the app
 	b, err := json.Marshal(x)
 	if err != nil {
