@@ -20,12 +20,17 @@
 //     "1,000" is the three tokens 1 , 000 and does not match "1000".
 //   - Regex (DPR's "regex", for CuratedTREC): the NFD-normalised pattern is
 //     searched case-insensitively, in multi-line mode, in the NFD passage
-//     text. Patterns are Python regular expressions; they are compiled with
-//     Go's RE2 after two rewrites: a backslash before a non-ASCII character
-//     is dropped (Python reads "\–" as a literal "–"; RE2 refuses it), before
-//     NFD; and \s becomes Unicode-aware as in Python (adding \v,
-//     U+001C..U+001F, U+0085 and \p{Z}). \d, \w and \b keep RE2's ASCII
-//     meaning. A pattern RE2 cannot compile (backreferences, lookaround) is
+//     text. Patterns are Python regular expressions, run by dreval's one
+//     regular-expression engine (internal/regex, a backtracking matcher as
+//     Python's re is: lookaround, lazy quantifiers) with Python's classes:
+//     \s is str.isspace (with U+001C..U+001F, U+0085 and \p{Z}), \w is
+//     letters, numbers and "_" (not marks, so after NFD a combining accent
+//     ends a word for \b, as in Python), \d the decimal digits. Python's
+//     \Z and (?P<name>...) are rewritten to the engine's spelling, and a
+//     backslash before a non-ASCII character is dropped before NFD (Python
+//     reads "\–" as a literal "–"). A pattern that does not compile
+//     (backreferences, {n,m} with n > m), or that backtracks past the
+//     engine's budget on a passage, is
 //     an error naming the question; DPR treats a pattern Python cannot
 //     compile as a silent miss, dreval refuses to. Note: three CuratedTREC
 //     test patterns ("Sn\ě\žka", "P\étain", "K\ösen") become the unknown

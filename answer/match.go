@@ -2,11 +2,14 @@ package answer
 
 import (
 	"fmt"
-	"regexp"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/dreval/dreval/internal/regex"
 )
 
 // Mode is how answers are matched against passages.
@@ -46,7 +49,8 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf("unknown match mode %q (accepted: string, regex, substring)", s)
 }
 
-// PatternError is a Regex-mode answer that RE2 cannot compile.
+// PatternError is a Regex-mode answer that cannot be compiled, or that
+// backtracked past the engine's step budget on a passage.
 type PatternError struct {
 	QueryID string
 	Pattern string
@@ -54,7 +58,7 @@ type PatternError struct {
 }
 
 func (e *PatternError) Error() string {
-	return fmt.Sprintf("question %q: answer pattern %q: %v (RE2 has no backreferences or lookaround; rewrite the pattern)", e.QueryID, e.Pattern, e.Err)
+	return fmt.Sprintf("question %q: answer pattern %q: %v (backreferences are not supported; rewrite the pattern)", e.QueryID, e.Pattern, e.Err)
 }
 
 func (e *PatternError) Unwrap() error { return e.Err }
@@ -63,15 +67,17 @@ func (e *PatternError) Unwrap() error { return e.Err }
 type Matcher struct {
 	mode  Mode
 	forms []string // String and Substring modes: non-empty answer forms
-	res   []*regexp.Regexp
+	id    string   // the question's, for errors
+	res   []*regex.Regexp
+	pats  []string // the answers res were compiled from, for errors
 }
 
 // NewMatcher compiles the answers of question queryID for mode. Answers
 // whose normalised form is empty are left out (they never match); Empty
-// reports when none is left. In Regex mode a pattern RE2 cannot compile is
-// a *PatternError.
+// reports when none is left. In Regex mode a pattern that does not compile
+// is a *PatternError.
 func NewMatcher(queryID string, answers []string, mode Mode) (*Matcher, error) {
-	m := &Matcher{mode: mode}
+	m := &Matcher{mode: mode, id: queryID}
 	for _, a := range answers {
 		switch mode {
 		case String:
@@ -91,6 +97,7 @@ func NewMatcher(queryID string, answers []string, mode Mode) (*Matcher, error) {
 				return nil, &PatternError{QueryID: queryID, Pattern: a, Err: err}
 			}
 			m.res = append(m.res, re)
+			m.pats = append(m.pats, a)
 		default:
 			return nil, fmt.Errorf("unknown match mode %d", int(mode))
 		}
@@ -103,13 +110,15 @@ func NewMatcher(queryID string, answers []string, mode Mode) (*Matcher, error) {
 func (m *Matcher) Empty() bool { return len(m.forms) == 0 && len(m.res) == 0 }
 
 // Match reports whether text holds one of the answers. It normalises text
-// on every call; TopK normalises each passage once instead.
-func (m *Matcher) Match(text string) bool {
+// on every call; TopK normalises each passage once instead. In Regex mode
+// a pattern that backtracks past the engine's budget on text is a
+// *PatternError: whether it matches is not known.
+func (m *Matcher) Match(text string) (bool, error) {
 	switch m.mode {
 	case String:
-		return m.matchForm(tokenForm(text))
+		return m.matchForm(tokenForm(text)), nil
 	case Substring:
-		return m.matchForm(substringForm(text))
+		return m.matchForm(substringForm(text)), nil
 	default:
 		return m.matchNFD(nfd(text))
 	}
@@ -126,13 +135,18 @@ func (m *Matcher) matchForm(form string) bool {
 }
 
 // matchNFD matches a passage's NFD text in Regex mode.
-func (m *Matcher) matchNFD(text string) bool {
-	for _, re := range m.res {
-		if re.MatchString(text) {
-			return true
+func (m *Matcher) matchNFD(text string) (bool, error) {
+	b := []byte(text)
+	for i, re := range m.res {
+		ok, err := re.Search(b)
+		if err != nil {
+			return false, &PatternError{QueryID: m.id, Pattern: m.pats[i], Err: err}
+		}
+		if ok {
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }
 
 // HasAnswer reports whether text holds one of answers under mode, as DPR's
@@ -142,7 +156,7 @@ func HasAnswer(answers []string, text string, mode Mode) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return m.Match(text), nil
+	return m.Match(text)
 }
 
 func nfd(s string) string {
@@ -164,14 +178,47 @@ func isNFDFast(s string) bool {
 }
 
 // CompilePattern compiles a Python-style answer pattern as Regex mode
-// does: NFD-normalised, case-insensitive, multi-line, with \s made
-// Unicode-aware (see the package documentation).
-func CompilePattern(pattern string) (*regexp.Regexp, error) {
-	return regexp.Compile("(?im)" + unicodeSpaces(nfd(literalEscapes(pattern))))
+// does: NFD-normalised, and matched as Python's re.search with
+// re.IGNORECASE, re.UNICODE and re.MULTILINE (DPR's regex_match): Python's
+// Unicode \s, \d and \w (so \b too), ^ and $ at every line, Python's \Z as
+// the end of the text, (?P<name>...) as a named group.
+func CompilePattern(pattern string) (*regex.Regexp, error) {
+	p, err := pythonSyntax(nfd(literalEscapes(pattern)))
+	if err != nil {
+		return nil, err
+	}
+	return regex.Compile("(?i)"+p, pythonClasses)
+}
+
+// pythonClasses are the classes of Python's re for str patterns.
+var pythonClasses = &regex.Classes{
+	Space:  isPythonSpace,
+	Digit:  unicode.IsDigit,
+	Word:   isPythonWord,
+	Letter: unicode.IsLetter,
+	Number: unicode.IsNumber,
+}
+
+// isPythonSpace is Python's \s (str.isspace): the ASCII whitespace, the
+// information separators U+001C-U+001F, U+0085 and the Z categories.
+func isPythonSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == ' ' || r >= '\t' && r <= '\r' || r >= 0x1c && r <= 0x1f
+	}
+	return r == 0x85 || unicode.In(r, unicode.Z)
+}
+
+// isPythonWord is Python's \w (str.isalnum or "_"): letters and numbers,
+// but not marks, so that after NFD a combining accent ends a word.
+func isPythonWord(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+	}
+	return unicode.IsLetter(r) || unicode.IsNumber(r)
 }
 
 // literalEscapes drops the backslash before a non-ASCII character: Python
-// reads "\–" as a literal "–", RE2 refuses it. It runs before NFD, so
+// reads "\–" as a literal "–". It runs before NFD, so
 // that "\ě" stays the letter ě (Python, after DPR's NFD, would see the
 // unknown escape "\e" and refuse the pattern).
 func literalEscapes(p string) string {
@@ -194,37 +241,28 @@ func literalEscapes(p string) string {
 	return b.String()
 }
 
-// pySpace is Python's \s for str patterns, as an RE2 class body.
-const pySpace = `\t\n\v\f\r\x{1c}-\x{1f}\x{85}\p{Z}`
-
-// unicodeSpaces rewrites \s and \S (outside and inside brackets) to
-// Python's Unicode whitespace. Inside a bracket \S cannot be expressed and
-// is left to RE2. Everything else is copied unchanged.
-func unicodeSpaces(p string) string {
-	if !strings.Contains(p, `\s`) && !strings.Contains(p, `\S`) {
-		return p
-	}
+// pythonSyntax rewrites what Python's re spells otherwise than
+// Oniguruma: \Z (Python: the end of the text; Oniguruma: before a final
+// newline too) becomes \z, and (?P<name> becomes (?<name>. A repeat
+// {n,m} with n > m, which Oniguruma reads as literal text, is Python's
+// error. Everything else is copied unchanged.
+func pythonSyntax(p string) (string, error) {
 	var b strings.Builder
 	inClass := false
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
 		case c == '\\' && i+1 < len(p):
-			next := p[i+1]
-			switch {
-			case next == 's' && inClass:
-				b.WriteString(pySpace)
-			case next == 's':
-				b.WriteString("[" + pySpace + "]")
-			case next == 'S' && !inClass:
-				b.WriteString("[^" + pySpace + "]")
-			default:
-				b.WriteByte(c)
-				b.WriteByte(next)
+			if p[i+1] == 'Z' && !inClass {
+				b.WriteString(`\z`)
+			} else {
+				b.WriteString(p[i : i+2])
 			}
 			i++
 			continue
-		case c == '[' && !inClass:
+		case inClass:
+			inClass = c != ']'
+		case c == '[':
 			inClass = true
 			b.WriteByte(c)
 			// A ']' right after '[' or '[^' is a literal.
@@ -237,10 +275,28 @@ func unicodeSpaces(p string) string {
 				i++
 			}
 			continue
-		case c == ']' && inClass:
-			inClass = false
+		case strings.HasPrefix(p[i:], "(?P<"):
+			b.WriteString("(?<")
+			i += 3
+			continue
+		case c == '{':
+			if lo, hi, ok := interval(p[i+1:]); ok && lo > hi {
+				return "", fmt.Errorf("min repeat greater than max repeat at position %d", i+1)
+			}
 		}
 		b.WriteByte(c)
 	}
-	return b.String()
+	return b.String(), nil
+}
+
+// interval reads "n,m}" at the start of s.
+func interval(s string) (lo, hi int, ok bool) {
+	body, _, found := strings.Cut(s, "}")
+	a, z, comma := strings.Cut(body, ",")
+	if !found || !comma || a == "" || z == "" {
+		return 0, 0, false
+	}
+	lo, err1 := strconv.Atoi(a)
+	hi, err2 := strconv.Atoi(z)
+	return lo, hi, err1 == nil && err2 == nil
 }

@@ -3,7 +3,10 @@ package answer
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/dreval/dreval/internal/regex"
 )
 
 // TestMatch checks each mode against cases worked out by hand from the
@@ -79,6 +82,20 @@ func TestMatch(t *testing.T) {
 		{"regex: escaped non-ASCII letter is the letter", R, []string{`Sne[zž]ka|Sn\ě\žka`}, "Sněžka", true},
 		{"regex: escaped dash is a dash", R, []string{`1963\–1980`}, "born 1963–1980", true},
 		{"regex: empty pattern", R, []string{""}, "anything", false},
+		// Python's re, as DPR's regex_match runs it (checked with CPython
+		// 3.11): lookaround, Unicode classes, \b after a combining accent.
+		{"regex: lookahead", R, []string{`foo(?=bar)`}, "foobar", true},
+		{"regex: lookahead fails", R, []string{`foo(?=bar)`}, "foobaz", false},
+		{"regex: negative lookbehind", R, []string{`(?<!x)y`}, "xy zy", true},
+		{"regex: a combining accent ends a word after NFD", R, []string{`\bcafe\b`}, "café au lait", true},
+		{"regex: \\w is Unicode", R, []string{`\w+ly\b`}, "Ünly", true},
+		{"regex: \\d is Unicode", R, []string{`^\d+$`}, "٣٤", true},
+		{"regex: \\s has the information separators", R, []string{`x\sy`}, "x\x1cy", true},
+		{"regex: \\Z is the end of the text", R, []string{`York\Z`}, "New York\n", false},
+		{"regex: \\Z at the end", R, []string{`York\Z`}, "New York", true},
+		{"regex: Python's named group", R, []string{`(?P<c>New) York`}, "new york", true},
+		{"regex: . is not a newline", R, []string{`a.b`}, "a\nb", false},
+		{"regex: braces in a class are literal", R, []string{`x[{2,1}]`}, "x{", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -116,7 +133,7 @@ func TestTokens(t *testing.T) {
 }
 
 func TestBadPattern(t *testing.T) {
-	for _, p := range []string{`(a)\1`, `foo(?=bar)`, `(?<!x)y`, `a{2,1}`} {
+	for _, p := range []string{`(a)\1`, `a{2,1}`, `(unclosed`, `[z-a]`} {
 		_, err := NewMatcher("q7", []string{"fine", p}, Regex)
 		var pe *PatternError
 		if !errors.As(err, &pe) {
@@ -153,5 +170,23 @@ func TestYesNo(t *testing.T) {
 		if got := IsYesNo(tc.in); got != tc.want {
 			t.Errorf("IsYesNo(%q) = %v", tc.in, got)
 		}
+	}
+}
+
+// TestBacktrackLimit: a pattern that backtracks past the engine's budget
+// on a passage is an error naming the question and the pattern, not a
+// "no match".
+func TestBacktrackLimit(t *testing.T) {
+	m, err := NewMatcher("q3", []string{"fine", `(x+x+)+y`}, Regex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Match(strings.Repeat("x", 40))
+	var pe *PatternError
+	if !errors.As(err, &pe) || pe.QueryID != "q3" || pe.Pattern != `(x+x+)+y` || !errors.Is(err, regex.ErrBacktrackLimit) {
+		t.Fatalf("got %v, want a *PatternError for q3 wrapping regex.ErrBacktrackLimit", err)
+	}
+	if ok, err := m.Match("fine " + strings.Repeat("x", 40)); !ok || err != nil {
+		t.Errorf("an earlier answer that matches: got %v, %v", ok, err)
 	}
 }

@@ -3,7 +3,6 @@ package answer
 import (
 	"errors"
 	"fmt"
-	"index/suffixarray"
 	"slices"
 	"sort"
 	"strings"
@@ -196,7 +195,11 @@ func TopK(run metrics.Run, questions []Question, passages *Passages, opt Options
 		}
 		buf = metrics.ConventionTREC.Order(q.ID, list)
 		for r, d := range buf {
-			if m.matchPassage(passages, passages.pos[d.DocID]) {
+			hit, err := m.matchPassage(passages, passages.pos[d.DocID])
+			if err != nil {
+				return nil, err
+			}
+			if hit {
 				res.FirstHit[q.ID] = r + 1
 				break
 			}
@@ -215,24 +218,32 @@ func TopK(run metrics.Run, questions []Question, passages *Passages, opt Options
 		}
 	}
 	if opt.CheckCollection {
-		res.NoPassage = noPassage(questions, matchers, passages, opt)
+		np, err := noPassage(questions, matchers, passages, opt)
+		if err != nil {
+			return nil, err
+		}
+		res.NoPassage = np
 	}
 	return res, nil
 }
 
 // matchPassage matches passage i.
-func (m *Matcher) matchPassage(p *Passages, i int) bool {
+func (m *Matcher) matchPassage(p *Passages, i int) (bool, error) {
 	if m.mode == Regex {
-		return m.matchNFD(p.form(i, Regex))
+		ok, err := m.matchNFD(p.form(i, Regex))
+		if err != nil {
+			return false, fmt.Errorf("passage %q: %w", p.docs[i].ID, err)
+		}
+		return ok, nil
 	}
-	return m.matchForm(p.form(i, m.mode))
+	return m.matchForm(p.form(i, m.mode)), nil
 }
 
 // noPassage lists the questions (neither unanswerable nor without answers)
 // that no passage answers.
-func noPassage(questions []Question, matchers []*Matcher, p *Passages, opt Options) []string {
+func noPassage(questions []Question, matchers []*Matcher, p *Passages, opt Options) ([]string, error) {
 	out := []string{}
-	var index *suffixarray.Index
+	var index *formIndex
 	if opt.Mode != Regex {
 		// Forms never contain \x01: it cannot join two passages' forms
 		// into a false match.
@@ -241,7 +252,7 @@ func noPassage(questions []Question, matchers []*Matcher, p *Passages, opt Optio
 			b.WriteString(p.form(i, opt.Mode))
 			b.WriteByte(1)
 		}
-		index = suffixarray.New([]byte(b.String()))
+		index = newFormIndex([]byte(b.String()))
 	}
 	for i, q := range questions {
 		m := matchers[i]
@@ -251,14 +262,18 @@ func noPassage(questions []Question, matchers []*Matcher, p *Passages, opt Optio
 		found := false
 		if index != nil {
 			for _, f := range m.forms {
-				if len(index.Lookup([]byte(f), 1)) > 0 {
+				if index.has([]byte(f)) {
 					found = true
 					break
 				}
 			}
 		} else {
 			for j := range p.docs {
-				if m.matchNFD(p.form(j, Regex)) {
+				hit, err := m.matchPassage(p, j)
+				if err != nil {
+					return nil, err
+				}
+				if hit {
 					found = true
 					break
 				}
@@ -268,7 +283,7 @@ func noPassage(questions []Question, matchers []*Matcher, p *Passages, opt Optio
 			out = append(out, q.ID)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // IsYesNo reports whether every answer is "yes" or "no" (case and

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/dreval/dreval/metrics"
@@ -95,14 +94,48 @@ func readTSVTopics(r io.Reader, name string) ([]Topic, error) {
 	}
 }
 
-var sgmlTag = regexp.MustCompile(`<(/?)([A-Za-z]+)[^<>]*>`)
+// sgmlTags returns the tags of an SGML topics file in order, as the
+// leftmost matches of <(/?)([A-Za-z]+)[^<>]*> would give them: each as
+// its start and end, the "/"'s and the name's (start, end).
+func sgmlTags(data []byte) [][6]int {
+	var out [][6]int
+	for i := 0; i < len(data); i++ {
+		if data[i] != '<' {
+			continue
+		}
+		j := i + 1
+		slash := j
+		if j < len(data) && data[j] == '/' {
+			j++
+		}
+		name := j
+		for j < len(data) && isASCIILetter(data[j]) {
+			j++
+		}
+		if j == name {
+			continue
+		}
+		k := j
+		for k < len(data) && data[k] != '<' && data[k] != '>' {
+			k++
+		}
+		if k == len(data) || data[k] != '>' {
+			continue
+		}
+		out = append(out, [6]int{i, k + 1, slash, name, name, j})
+		i = k
+	}
+	return out
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // readSGMLTopics parses <top> blocks.
 func readSGMLTopics(data []byte, name string) ([]Topic, error) {
 	lineAt := func(off int) int { return 1 + bytes.Count(data[:off], []byte{'\n'}) }
 	var out []Topic
 	seen := map[string]int{}
-	tags := sgmlTag.FindAllSubmatchIndex(data, -1)
+	tags := sgmlTags(data)
 	var cur *Topic
 	curLine := 0
 	fields := map[string]bool{}

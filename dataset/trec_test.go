@@ -3,6 +3,7 @@ package dataset
 import (
 	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -112,4 +113,26 @@ func TestLoadTREC(t *testing.T) {
 	if _, err := LoadTREC("testdata/topics.sgml", "testdata/none"); err == nil {
 		t.Error("missing qrels: no error")
 	}
+}
+
+// FuzzSGMLTags checks the topics file's tag scanner against the regular
+// expression it stands for, run by Go's regexp.
+func FuzzSGMLTags(f *testing.F) {
+	b, err := os.ReadFile("testdata/topics.sgml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{string(b), "<top><num>1<title>a</top>", "<<a>", "<a<b>", "</>", "<1a>", "< a>", "<a", "</A x=1>>", "<a>\n<//b>"} {
+		f.Add(s)
+	}
+	tag := regexp.MustCompile(`<(/?)([A-Za-z]+)[^<>]*>`)
+	f.Fuzz(func(t *testing.T, in string) {
+		var got [][]int
+		for _, m := range sgmlTags([]byte(in)) {
+			got = append(got, m[:])
+		}
+		if want := tag.FindAllSubmatchIndex([]byte(in), -1); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: tags %v, want %v", in, got, want)
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/dreval/dreval/metrics"
@@ -74,7 +75,9 @@ func Findings(res *results.Results) []string {
 			clean = append(clean, mv{m, v})
 		}
 	}
-	slices.SortStableFunc(clean, func(a, b mv) int { return -cmpF(a.v, b.v) })
+	// sort.SliceStable, not slices.SortStableFunc: each element type slices
+	// sorts adds code to the browser app; sort.SliceStable shares one.
+	sort.SliceStable(clean, func(i, j int) bool { return cmpF(clean[i].v, clean[j].v) > 0 })
 	parts := make([]string, len(clean))
 	for i, x := range clean {
 		parts[i] = fmt.Sprintf("%s (%s)", x.m, Num(x.v))
@@ -94,7 +97,7 @@ func Findings(res *results.Results) []string {
 			drops = append(drops, mv{m, d})
 		}
 	}
-	slices.SortStableFunc(drops, func(a, b mv) int { return cmpF(a.v, b.v) })
+	sort.SliceStable(drops, func(i, j int) bool { return cmpF(drops[i].v, drops[j].v) < 0 })
 	parts = parts[:0]
 	for _, x := range drops {
 		parts = append(parts, fmt.Sprintf("%s (%s)", x.m, Signed(x.v)))

@@ -23,7 +23,10 @@ trap 'rm -rf "$tmp"' EXIT
 # app downloads (loader.js's keep), so every host that serves the app
 # serves it ("dreval serve", "dreval site" and the Worker embed
 # webapp/static).
-GOOS=js GOARCH=wasm "$GO" build -trimpath -tags nodemo -ldflags="-s -w" -o "$tmp/app.wasm" ./wasm
+# scripts/wasm-gcflags.sh: inlining off outside the packages the runs spend
+# their time in (394 KB of app.wasm.gz with it off everywhere; see there).
+# shellcheck disable=SC2046
+GOOS=js GOARCH=wasm "$GO" build -trimpath -tags nodemo $(scripts/wasm-gcflags.sh) -ldflags="-s -w" -o "$tmp/app.wasm" ./wasm
 if [ "${WASM_GZIP:-zopfli}" = zopfli ] && command -v zopfli >/dev/null; then
   zopfli --gzip --i"${ZOPFLI_ITERATIONS:-15}" -c "$tmp/app.wasm" >"$tmp/app.wasm.gz"
   how="zopfli, ${ZOPFLI_ITERATIONS:-15} iterations"

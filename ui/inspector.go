@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -122,11 +123,14 @@ func NewInspector(res *results.Results, sel Selection) (*QueryInspector, error) 
 		}
 		in.Rows = append(in.Rows, row)
 	}
-	slices.SortFunc(in.Rows, func(a, b QueryRow) int {
+	// sort.Slice, not slices.SortFunc: each element type slices sorts adds
+	// 19 KB of code to the browser app; sort.Slice shares one (wasm-size.py).
+	sort.Slice(in.Rows, func(i, j int) bool {
+		a, b := &in.Rows[i], &in.Rows[j]
 		if c := cmp.Compare(b.damage, a.damage); c != 0 {
-			return c
+			return c < 0
 		}
-		return cmp.Compare(a.ID, b.ID)
+		return a.ID < b.ID
 	})
 	return in, nil
 }

@@ -5,7 +5,7 @@ package main
 import (
 	"cmp"
 	"fmt"
-	"slices"
+	"sort"
 
 	"github.com/dreval/dreval/results"
 	"github.com/dreval/dreval/ui"
@@ -81,7 +81,7 @@ func (a *app) chart(res *results.Results, sel ui.Selection, key string) (*ui.Rat
 		for _, p := range sp.points[m] {
 			s.Points = append(s.Points, p)
 		}
-		slices.SortFunc(s.Points, func(x, y ui.ChartPoint) int { return cmp.Compare(x.Rate, y.Rate) })
+		sort.Slice(s.Points, func(i, j int) bool { return cmp.Less(s.Points[i].Rate, s.Points[j].Rate) }) // see ui.Chart's sort
 		if len(s.Points) > 0 {
 			series = append(series, s)
 		}

@@ -235,36 +235,6 @@ func FuzzEncode(f *testing.F) {
 	})
 }
 
-// FuzzRegex compiles arbitrary patterns and matches them on arbitrary
-// text: an error or a compiled pattern, never a panic, and the parts cover
-// the text in order.
-func FuzzRegex(f *testing.F) {
-	for _, p := range []string{`'s|'t| ?\p{L}+|\s+(?!\S)|\s+`, `(?i:the)\b`, `(?<=[a-z])(?=[A-Z])`, `[\p{P}&&[^.]]`, `a{2,3}?b++`, `(?>\d+)\.`, `x*`, `[[:alpha:]]+`, `(`, `[a-`, `\p{Foo}`, `a{1000000}`} {
-		f.Add(p, "The Quick, brown fox's 123.45 jumps  over\u3000the lazy dog.")
-	}
-	f.Fuzz(func(t *testing.T, pattern, text string) {
-		if len(pattern) > 200 || len(text) > 400 {
-			return // backtracking on long inputs may be slow, not wrong
-		}
-		re, err := compileRegex(pattern)
-		if err != nil {
-			return
-		}
-		b := []byte(text)
-		parts := re.parts(b, nil)
-		pos := int32(0)
-		for _, p := range parts {
-			if p.start != pos || p.end < p.start {
-				t.Fatalf("%q on %q: parts %v do not cover the text", pattern, text, parts)
-			}
-			pos = p.end
-		}
-		if int(pos) != len(b) && !(len(parts) == 0 && len(b) == 0) {
-			t.Fatalf("%q on %q: parts end at %d of %d", pattern, text, pos, len(b))
-		}
-	})
-}
-
 // FuzzCharsmap reads arbitrary charsmap blobs and normalizes arbitrary text
 // with them, both ways the references do: never a panic.
 func FuzzCharsmap(f *testing.F) {

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"bytes"
 	"fmt"
+	"github.com/dreval/dreval/internal/regex"
 	"io"
 	"strings"
 	"unicode"
@@ -328,7 +329,7 @@ func (q sequenceNorm) writeFingerprint(w io.Writer) {
 type pattern struct {
 	src     string
 	isRegex bool
-	re      *regex // nil for a literal
+	re      *regex.Regexp // nil for a literal
 }
 
 func newPattern(src string, isRegex bool) (pattern, error) {
@@ -336,7 +337,7 @@ func newPattern(src string, isRegex bool) (pattern, error) {
 	if !isRegex && src == "" {
 		// The reference compiles the escaped string: the empty regular
 		// expression, which matches between every two characters.
-		p.re = literalRegex("")
+		p.re = regex.Literal("")
 		return p, nil
 	}
 	if isRegex {
@@ -359,7 +360,7 @@ func (p pattern) describe() string {
 // parts appends the matches of p in b and the text between them.
 func (p pattern) parts(b []byte, dst []mspan) []mspan {
 	if p.re != nil {
-		return p.re.parts(b, dst)
+		return p.re.Split(b, dst)
 	}
 	prev := 0
 	for i := 0; i <= len(b)-len(p.src); {
@@ -369,14 +370,14 @@ func (p pattern) parts(b []byte, dst []mspan) []mspan {
 		}
 		s := i + j
 		if prev < s {
-			dst = append(dst, mspan{int32(prev), int32(s), false})
+			dst = append(dst, mspan{Start: int32(prev), End: int32(s), Match: false})
 		}
-		dst = append(dst, mspan{int32(s), int32(s + len(p.src)), true})
+		dst = append(dst, mspan{Start: int32(s), End: int32(s + len(p.src)), Match: true})
 		prev = s + len(p.src)
 		i = prev
 	}
 	if prev < len(b) {
-		dst = append(dst, mspan{int32(prev), int32(len(b)), false})
+		dst = append(dst, mspan{Start: int32(prev), End: int32(len(b)), Match: false})
 	}
 	return dst
 }
@@ -384,7 +385,7 @@ func (p pattern) parts(b []byte, dst []mspan) []mspan {
 // first returns the first match of p in s.
 func (p pattern) first(s string) (int, int, bool) {
 	if p.re != nil {
-		return p.re.find([]byte(s), 0)
+		return p.re.Find([]byte(s), 0)
 	}
 	i := strings.Index(s, p.src)
 	if i < 0 {
@@ -409,11 +410,11 @@ func (p pattern) appendReplaced(dst []byte, s, content string) []byte {
 		}
 	}
 	b := []byte(s)
-	for _, m := range p.re.parts(b, nil) {
-		if m.match {
+	for _, m := range p.re.Split(b, nil) {
+		if m.Match {
 			dst = append(dst, content...)
 		} else {
-			dst = append(dst, b[m.start:m.end]...)
+			dst = append(dst, b[m.Start:m.End]...)
 		}
 	}
 	return dst

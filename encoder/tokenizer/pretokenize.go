@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"fmt"
+	"github.com/dreval/dreval/internal/regex"
 	"io"
 	"unicode/utf8"
 )
@@ -33,11 +34,9 @@ type span struct {
 	first      bool
 }
 
-// mspan is one part of a piece: a pattern match or the text between two.
-type mspan struct {
-	start, end int32 // relative to the piece
-	match      bool
-}
+// mspan is one part of a piece: a pattern match or the text between two,
+// its offsets relative to the piece.
+type mspan = regex.Span
 
 // take returns an empty span slice for reuse; give hands one back.
 func (p *pretok) take() []span {
@@ -91,27 +90,27 @@ func splitParts(sp span, parts []mspan, b behavior, out []span) []span {
 	switch b {
 	case removed:
 		for _, m := range parts {
-			if !m.match {
-				emit(m.start, m.end)
+			if !m.Match {
+				emit(m.Start, m.End)
 			}
 		}
 	case isolated:
 		for _, m := range parts {
-			emit(m.start, m.end)
+			emit(m.Start, m.End)
 		}
 	case contiguous:
 		prev := false
 		s, e := int32(-1), int32(0)
 		for _, m := range parts {
-			if s >= 0 && m.match == prev {
-				e = m.end
+			if s >= 0 && m.Match == prev {
+				e = m.End
 			} else {
 				if s >= 0 {
 					emit(s, e)
 				}
-				s, e = m.start, m.end
+				s, e = m.Start, m.End
 			}
-			prev = m.match
+			prev = m.Match
 		}
 		if s >= 0 {
 			emit(s, e)
@@ -120,15 +119,15 @@ func splitParts(sp span, parts []mspan, b behavior, out []span) []span {
 		prev := false
 		s, e := int32(-1), int32(0)
 		for _, m := range parts {
-			if m.match && !prev && s >= 0 {
-				e = m.end
+			if m.Match && !prev && s >= 0 {
+				e = m.End
 			} else {
 				if s >= 0 {
 					emit(s, e)
 				}
-				s, e = m.start, m.end
+				s, e = m.Start, m.End
 			}
-			prev = m.match
+			prev = m.Match
 		}
 		if s >= 0 {
 			emit(s, e)
@@ -142,15 +141,15 @@ func splitParts(sp span, parts []mspan, b behavior, out []span) []span {
 		s, e := int32(-1), int32(0)
 		for i := len(parts) - 1; i >= 0; i-- {
 			m := parts[i]
-			if m.match && !prev && s >= 0 {
-				s = m.start
+			if m.Match && !prev && s >= 0 {
+				s = m.Start
 			} else {
 				if s >= 0 {
 					emit(s, e)
 				}
-				s, e = m.start, m.end
+				s, e = m.Start, m.End
 			}
-			prev = m.match
+			prev = m.Match
 		}
 		if s >= 0 {
 			emit(s, e)
@@ -173,15 +172,15 @@ func charParts(b []byte, is func(rune) bool, dst []mspan) []mspan {
 		}
 		if is(r) {
 			if last < int32(i) {
-				dst = append(dst, mspan{last, int32(i), false})
+				dst = append(dst, mspan{Start: last, End: int32(i), Match: false})
 			}
-			dst = append(dst, mspan{int32(i), int32(i + size), true})
+			dst = append(dst, mspan{Start: int32(i), End: int32(i + size), Match: true})
 			last = int32(i + size)
 		}
 		i += size
 	}
 	if last < int32(len(b)) {
-		dst = append(dst, mspan{last, int32(len(b)), false})
+		dst = append(dst, mspan{Start: last, End: int32(len(b)), Match: false})
 	}
 	return dst
 }
@@ -439,7 +438,7 @@ func (x *regexSplit) split(p *pretok, in, out []span) []span {
 		p.ms = x.pattern.parts(p.text(sp), p.ms[:0])
 		if x.invert {
 			for i := range p.ms {
-				p.ms[i].match = !p.ms[i].match
+				p.ms[i].Match = !p.ms[i].Match
 			}
 		}
 		out = splitParts(sp, p.ms, x.behavior, out)

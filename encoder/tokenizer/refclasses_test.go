@@ -130,7 +130,7 @@ func goClasses(r rune, pre *precompiledNorm) refClass {
 	if isOnigWord(r) {
 		c.xy = "x-"
 	}
-	if propOf('d')(r) {
+	if onigClasses.Digit(r) {
 		c.xy = c.xy[:1] + "y"
 	}
 	s := string(r)

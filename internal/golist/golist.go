@@ -16,6 +16,29 @@ import (
 // and fails it when go list fails.
 func Deps(t testing.TB, goos, goarch string, pkgs ...string) []string {
 	t.Helper()
+	return strings.Fields(list(t, goos, goarch, append([]string{"-deps"}, pkgs...)))
+}
+
+// Importers returns the packages among pkgs and their dependencies (built
+// for goos/goarch) that import imported directly. It skips and fails t as
+// Deps does.
+func Importers(t testing.TB, goos, goarch, imported string, pkgs ...string) []string {
+	t.Helper()
+	var out []string
+	for _, line := range strings.Split(list(t, goos, goarch, append([]string{"-deps", "-f", "{{.ImportPath}} {{join .Imports \" \"}}"}, pkgs...)), "\n") {
+		f := strings.Fields(line)
+		for _, imp := range f[min(1, len(f)):] {
+			if imp == imported {
+				out = append(out, f[0])
+			}
+		}
+	}
+	return out
+}
+
+// list runs go list with args for goos/goarch and returns its output.
+func list(t testing.TB, goos, goarch string, args []string) string {
+	t.Helper()
 	if runtime.GOOS == "js" {
 		t.Skip("go list is not available under js/wasm")
 	}
@@ -23,11 +46,11 @@ func Deps(t testing.TB, goos, goarch string, pkgs ...string) []string {
 	if err != nil {
 		t.Skip("go is not in PATH")
 	}
-	cmd := exec.Command(gobin, append([]string{"list", "-deps"}, pkgs...)...)
+	cmd := exec.Command(gobin, append([]string{"list"}, args...)...)
 	cmd.Env = append(cmd.Environ(), "GOOS="+goos, "GOARCH="+goarch)
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list -deps %s (GOOS=%s GOARCH=%s): %v", strings.Join(pkgs, " "), goos, goarch, err)
+		t.Fatalf("go list %s (GOOS=%s GOARCH=%s): %v", strings.Join(args, " "), goos, goarch, err)
 	}
-	return strings.Fields(string(out))
+	return string(out)
 }

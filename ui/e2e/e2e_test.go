@@ -94,8 +94,15 @@ func site(t testing.TB) string {
 			return
 		}
 		// As scripts/wasm-build.sh builds it: without the demo
-		// collection (tag nodemo), which the page fetches as demo.zip.
-		build := exec.Command("go", "build", "-trimpath", "-tags", "nodemo", "-ldflags=-s -w", "-o", filepath.Join(siteDir, "app.wasm"), "./wasm")
+		// collection (tag nodemo), which the page fetches as demo.zip,
+		// and with its -gcflags.
+		flags, err := exec.Command(filepath.Join(root, "scripts", "wasm-gcflags.sh")).Output()
+		if err != nil {
+			siteErr = fmt.Errorf("scripts/wasm-gcflags.sh: %v", err)
+			return
+		}
+		args := append([]string{"build", "-trimpath", "-tags", "nodemo", "-ldflags=-s -w"}, strings.Fields(string(flags))...)
+		build := exec.Command("go", append(args, "-o", filepath.Join(siteDir, "app.wasm"), "./wasm")...)
 		build.Dir = root
 		build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 		if out, err := build.CombinedOutput(); err != nil {
