@@ -28,7 +28,9 @@
 //     ends a word for \b, as in Python), \d the decimal digits. Python's
 //     \Z and (?P<name>...) are rewritten to the engine's spelling, and a
 //     backslash before a non-ASCII character is dropped before NFD (Python
-//     reads "\–" as a literal "–"). A pattern that does not compile
+//     reads "\–" as a literal "–"). Whether a passage matches is decided
+//     in time linear in its length (an automaton), except for patterns
+//     with lookaround, which backtrack. A pattern that does not compile
 //     (backreferences, {n,m} with n > m), or that backtracks past the
 //     engine's budget on a passage, is
 //     an error naming the question; DPR treats a pattern Python cannot

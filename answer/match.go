@@ -58,7 +58,7 @@ type PatternError struct {
 }
 
 func (e *PatternError) Error() string {
-	return fmt.Sprintf("question %q: answer pattern %q: %v (backreferences are not supported; rewrite the pattern)", e.QueryID, e.Pattern, e.Err)
+	return fmt.Sprintf("question %q: answer pattern %q: %v", e.QueryID, e.Pattern, e.Err)
 }
 
 func (e *PatternError) Unwrap() error { return e.Err }

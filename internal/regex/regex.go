@@ -7,7 +7,11 @@
 // reference runs Oniguruma) and DPR's answer patterns (whose reference runs
 // Python's re) both use it, each with its own Unicode tables for \s, \d,
 // \w, \p{L} and \p{N} (Classes). Go's regexp cannot serve: it lacks
-// lookaround, and its \s, \d, \w and \b are ASCII-only.
+// lookaround, and its \s, \d, \w and \b are ASCII-only. Find and Split
+// backtrack, as the references do, within a step budget; Search, which
+// only asks whether a match exists, runs an automaton in linear time
+// (automaton.go) unless the pattern has lookaround, atomic groups or
+// possessive quantifiers.
 //
 // Supported: literals and escapes (\t \n \r \f \v \a \e \xHH \x{H...}
 // \uHHHH \0oo), . ^ $ \A \z \Z \b \B, classes [...] with ranges, negation,
@@ -25,6 +29,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -44,6 +49,9 @@ type Regexp struct {
 	src     string
 	root    *rnode
 	classes *Classes
+
+	autoOnce sync.Once
+	auto     *automaton // nil: the pattern needs backtracking
 }
 
 // String returns the source of the pattern.
@@ -814,9 +822,20 @@ func (re *Regexp) Find(b []byte, from int) (start, end int, ok bool) {
 }
 
 // Search reports whether b holds a match of re, as Python's re.search
-// does. It fails with ErrBacktrackLimit when the step budget ran out
-// before a match was found: then neither answer is known.
+// does. A pattern without lookaround, atomic groups or possessive
+// quantifiers is searched by an automaton (automaton.go), in time linear
+// in len(b); the others by backtracking, which fails with
+// ErrBacktrackLimit when the step budget ran out before a match was
+// found: then neither answer is known.
 func (re *Regexp) Search(b []byte) (bool, error) {
+	if a := re.automaton(); a != nil {
+		return a.search(b, re.classes.Word), nil
+	}
+	return re.backtrackSearch(b)
+}
+
+// backtrackSearch is Search by backtracking.
+func (re *Regexp) backtrackSearch(b []byte) (bool, error) {
 	_, _, ok, over := re.find(b, 0)
 	if over {
 		return false, ErrBacktrackLimit
@@ -930,28 +949,9 @@ func (m *rmatch) match(n *rnode, pos int, k func(int) bool) bool {
 	switch n.op {
 	case rEmpty:
 		return k(pos)
-	case rChar:
+	case rChar, rClass, rAny:
 		r, size := m.decode(pos)
-		if size == 0 || !(r == n.r || n.fold && foldEq(r, n.r)) {
-			return false
-		}
-		return k(pos + size)
-	case rClass:
-		r, size := m.decode(pos)
-		if size == 0 {
-			return false
-		}
-		if n.fold {
-			if !n.class.hasFold(r) {
-				return false
-			}
-		} else if !n.class.has(r) {
-			return false
-		}
-		return k(pos + size)
-	case rAny:
-		r, size := m.decode(pos)
-		if size == 0 || r == '\n' {
+		if size == 0 || !n.accepts(r) {
 			return false
 		}
 		return k(pos + size)
@@ -970,37 +970,8 @@ func (m *rmatch) match(n *rnode, pos int, k func(int) bool) bool {
 			return end >= 0 && k(end)
 		}
 		return m.repeat(n, 0, pos, k)
-	case rBOL:
-		if pos == 0 || m.b[pos-1] == '\n' {
-			return k(pos)
-		}
-		return false
-	case rEOL:
-		if pos == len(m.b) || m.b[pos] == '\n' {
-			return k(pos)
-		}
-		return false
-	case rBOT:
-		if pos == 0 {
-			return k(pos)
-		}
-		return false
-	case rEOT:
-		if pos == len(m.b) {
-			return k(pos)
-		}
-		return false
-	case rEOTNL:
-		if pos == len(m.b) || pos == len(m.b)-1 && m.b[pos] == '\n' {
-			return k(pos)
-		}
-		return false
-	case rWordB, rNotWordB:
-		at := m.isWordBefore(pos) != m.isWordAt(pos)
-		if at == (n.op == rWordB) {
-			return k(pos)
-		}
-		return false
+	case rBOL, rEOL, rBOT, rEOT, rEOTNL, rWordB, rNotWordB:
+		return m.holds(n, pos) && k(pos)
 	case rLookahead:
 		ok := m.match(n.subs[0], pos, func(int) bool { return true })
 		if ok != n.neg {
@@ -1032,6 +1003,38 @@ func (m *rmatch) match(n *rnode, pos int, k func(int) bool) bool {
 		return k(end)
 	}
 	return false
+}
+
+// accepts reports whether a character node (rChar, rClass, rAny) matches r.
+func (n *rnode) accepts(r rune) bool {
+	switch n.op {
+	case rChar:
+		return r == n.r || n.fold && foldEq(r, n.r)
+	case rClass:
+		if n.fold {
+			return n.class.hasFold(r)
+		}
+		return n.class.has(r)
+	}
+	return r != '\n' // rAny
+}
+
+// holds reports whether the assertion n (^ $ \A \z \Z \b \B) holds at pos.
+func (m *rmatch) holds(n *rnode, pos int) bool {
+	switch n.op {
+	case rBOL:
+		return pos == 0 || m.b[pos-1] == '\n'
+	case rEOL:
+		return pos == len(m.b) || m.b[pos] == '\n'
+	case rBOT:
+		return pos == 0
+	case rEOT:
+		return pos == len(m.b)
+	case rEOTNL:
+		return pos == len(m.b) || pos == len(m.b)-1 && m.b[pos] == '\n'
+	}
+	at := m.isWordBefore(pos) != m.isWordAt(pos)
+	return at == (n.op == rWordB)
 }
 
 func (m *rmatch) seq(subs []*rnode, i, pos int, k func(int) bool) bool {

@@ -94,14 +94,26 @@ func FuzzRegex(f *testing.F) {
 	})
 }
 
-// TestSearchBudget: Search says when the step budget ran out (Find finds
-// nothing then, as Oniguruma does), and finds a match that comes first.
+// TestSearchBudget: a pattern that backtracks catastrophically is
+// searched by the automaton (no budget); with lookaround it has none, and
+// Search says when backtracking's step budget ran out (Find finds nothing
+// then, as Oniguruma does).
 func TestSearchBudget(t *testing.T) {
+	text := []byte(strings.Repeat("x", 40))
 	re, err := Compile(`(x+x+)+y`, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := []byte(strings.Repeat("x", 40))
+	if ok, err := re.Search(text); ok || err != nil {
+		t.Errorf("(x+x+)+y: Search = %v, %v; want false, nil", ok, err)
+	}
+	re, err = Compile(`(?=(x+x+)+y)x`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if re.automaton() != nil {
+		t.Fatal("a pattern with lookahead has an automaton")
+	}
 	if ok, err := re.Search(text); ok || err != ErrBacktrackLimit {
 		t.Errorf("Search = %v, %v; want ErrBacktrackLimit", ok, err)
 	}
@@ -111,6 +123,62 @@ func TestSearchBudget(t *testing.T) {
 	if ok, err := re.Search([]byte("xxy" + string(text))); !ok || err != nil {
 		t.Errorf("Search with an early match = %v, %v", ok, err)
 	}
+}
+
+// TestAutomatonAgrees: the automaton and backtracking find a match in the
+// same texts, on patterns of every construct the automaton runs.
+func TestAutomatonAgrees(t *testing.T) {
+	patterns := []string{`a|ab`, `^\w+$`, `(?i)new\s+york`, `\bfour\b`, `x{2,3}y`, `(ab){2}`, `(a*)*b`, `.*anxi.*`,
+		`C.*2.*H.*4`, `^$`, `\Aab\z`, `ab\Z`, `[^a-c]+d`, `(?:a|b|)+c`, `a{0}`, `\Bb`, `(a|b)*?c`, `x*`, `[\p{L}&&[^a]]+`}
+	texts := []string{"", "a", "ab", "abab", "new  YORK", "fourth four", "xxy", "xxxxy", "aaab", "the anxious", "C12H24",
+		"ab\n", "ab\ncd", "zzd", "abbc", "c", "\n", "b", "héllo", "\xff\xfe", "x\ny"}
+	for _, p := range patterns {
+		re, err := Compile(p, nil)
+		if err != nil {
+			t.Fatalf("%q: %v", p, err)
+		}
+		a := re.automaton()
+		if a == nil {
+			t.Fatalf("%q: no automaton", p)
+		}
+		for _, tx := range texts {
+			want, err := re.backtrackSearch([]byte(tx))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := a.search([]byte(tx), re.classes.Word); got != want {
+				t.Errorf("%q on %q: automaton %v, backtracking %v", p, tx, got, want)
+			}
+		}
+	}
+}
+
+// FuzzAutomaton checks the automaton against backtracking on arbitrary
+// patterns and texts (where backtracking stays within its budget).
+func FuzzAutomaton(f *testing.F) {
+	for _, p := range []string{`a|ab`, `(?i)x\s+y\b`, `(a*)*b`, `^x{2,3}$`, `[^a-c]+d`, `\Bq|\Aq|q\Z`, `.*a.*b`} {
+		f.Add(p, "xa ab  X Y b\nqaab ccd")
+	}
+	f.Fuzz(func(t *testing.T, pattern, text string) {
+		if len(pattern) > 100 || len(text) > 200 {
+			return
+		}
+		re, err := Compile(pattern, nil)
+		if err != nil {
+			return
+		}
+		a := re.automaton()
+		if a == nil {
+			return
+		}
+		want, err := re.backtrackSearch([]byte(text))
+		if err != nil {
+			return
+		}
+		if got := a.search([]byte(text), re.classes.Word); got != want {
+			t.Fatalf("%q on %q: automaton %v, backtracking %v", pattern, text, got, want)
+		}
+	})
 }
 
 // TestClasses: \s, \d, \w, \b, \p{L} and \p{N} follow the classes given,
