@@ -26,6 +26,23 @@ func BenchmarkMatchForm(b *testing.B) {
 	}
 }
 
+// BenchmarkMatchRegex matches CuratedTREC-style answer patterns (none of
+// which occurs) against a passage, as Regex mode does for each retrieved
+// passage.
+func BenchmarkMatchRegex(b *testing.B) {
+	m, err := NewMatcher("q", []string{`20\s?,?\s?(32|40)0\s?-?\s?f(ee|oo)t|6,194-meter`, `.*anxi.*|psychoactive|Benzodiazepine`, `C.*2.*H.*4`, `\bSweden\b`}, Regex)
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := nfd(benchPassage)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if _, err := m.matchNFD(text); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkTopKSQuAD scores a BM25 top-100 run of the 10,570 SQuAD dev
 // questions, normalising the passages afresh each time.
 func BenchmarkTopKSQuAD(b *testing.B) {
