@@ -3,7 +3,7 @@
 package, from the binary's name section, to see what the browser app's size
 is made of. Build the app without stripping the names first:
 
-    GOOS=js GOARCH=wasm go build -trimpath -o /tmp/app.wasm ./wasm
+    GOOS=js GOARCH=wasm go build -trimpath -tags nodemo $(scripts/wasm-gcflags.sh) -o /tmp/app.wasm ./wasm
     python3 scripts/wasm-size.py /tmp/app.wasm [N]
 
 It prints the N (default 40) largest packages, uncompressed code bytes; the
