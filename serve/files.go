@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dreval/dreval/encoder/modelfiles"
@@ -87,6 +88,16 @@ func (s *server) modelIndex(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if s.opts.Models != nil {
+		// The weights' digests let the page leave unfetched the weights
+		// an engine does not read (modelfiles.File.SHA256).
+		if err := x.SetDigests(func(model, file string) (string, error) {
+			return s.digests.sum(s.opts.Models, model+"/"+file)
+		}); err != nil {
+			writeError(w, fmt.Errorf("%s: %w", r.URL.Path, err))
+			return
+		}
+	}
 	x.SetPreload(modelfiles.LessonModel) // fetched by the page with the app
 	b, err := json.Marshal(x)
 	if err != nil {
@@ -98,6 +109,47 @@ func (s *server) modelIndex(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Content-Type-Options", "nosniff")
 	http.ServeContent(w, r, modelfiles.IndexFile, time.Time{}, bytes.NewReader(b))
+}
+
+// digestCache keeps the hex SHA-256 of the models' files by path, each
+// valid while the file keeps its size and modification time (as the
+// ETags the server sends for them): a model's weights are hashed once,
+// not on every request for the index (about 25 ms for 45 MB).
+type digestCache struct {
+	mu   sync.Mutex
+	sums map[string]fileDigest
+}
+
+type fileDigest struct {
+	size int64
+	mod  time.Time
+	sum  string
+}
+
+// sum returns the hex SHA-256 of file name in fsys, from the cache when
+// the file has not changed since it was hashed.
+func (c *digestCache) sum(fsys fs.FS, name string) (string, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	d, ok := c.sums[name]
+	c.mu.Unlock()
+	if ok && d.size == st.Size() && d.mod.Equal(st.ModTime()) {
+		return d.sum, nil
+	}
+	sum, err := modelfiles.FileSHA256(fsys, name)
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	if c.sums == nil {
+		c.sums = map[string]fileDigest{}
+	}
+	c.sums[name] = fileDigest{size: st.Size(), mod: st.ModTime(), sum: sum}
+	c.mu.Unlock()
+	return sum, nil
 }
 
 // demoEntry is one model's demo data, computed once.

@@ -3,6 +3,8 @@ package serve
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -12,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/dreval/dreval/encoder/modelfiles"
 )
@@ -192,18 +195,24 @@ func TestModelFiles(t *testing.T) {
 // TestModelIndex checks /models/index.json lists the served models and
 // exactly the files /models/ serves of them, with their sizes.
 func TestModelIndex(t *testing.T) {
-	ts := newTestServer(t, Options{Models: os.DirFS(modelDir(t))})
-	r := do(t, nil, http.MethodGet, ts.URL+"/models/index.json", nil)
-	if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/json" {
-		t.Fatalf("GET /models/index.json: %d %q", r.status, r.header.Get("Content-Type"))
+	dir := modelDir(t)
+	ts := newTestServer(t, Options{Models: os.DirFS(dir)})
+	index := func() *modelfiles.Index {
+		t.Helper()
+		r := do(t, nil, http.MethodGet, ts.URL+"/models/index.json", nil)
+		if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/json" {
+			t.Fatalf("GET /models/index.json: %d %q", r.status, r.header.Get("Content-Type"))
+		}
+		var x modelfiles.Index
+		if err := json.Unmarshal(r.body, &x); err != nil {
+			t.Fatal(err)
+		}
+		return &x
 	}
-	var x modelfiles.Index
-	if err := json.Unmarshal(r.body, &x); err != nil {
-		t.Fatal(err)
-	}
+	x := index()
 	m := x.Model("minilm")
 	if len(x.Models) != 1 || m == nil {
-		t.Fatalf("index %s", r.body)
+		t.Fatalf("index %+v", x)
 	}
 	want := []string{"1_Pooling/config.json", "config.json", "model.fp16.safetensors", "model.onnx", "tokenizer.json"}
 	if !slices.Equal(m.Paths(), want) {
@@ -214,6 +223,25 @@ func TestModelIndex(t *testing.T) {
 		if got.status != http.StatusOK || int64(len(got.body)) != f.Size {
 			t.Errorf("%s listed with %d bytes: GET answers %d with %d bytes", f.Path, f.Size, got.status, len(got.body))
 		}
+		// The weights' SHA-256 is listed (the page then fetches them
+		// only when its engine reads them), of what GET answers.
+		sum := sha256.Sum256(got.body)
+		if want := hex.EncodeToString(sum[:]); modelfiles.IsWeights(f.Path) != (f.SHA256 == want) || !modelfiles.IsWeights(f.Path) && f.SHA256 != "" {
+			t.Errorf("%s listed with SHA-256 %q; its contents' is %s (weights: %v)", f.Path, f.SHA256, want, modelfiles.IsWeights(f.Path))
+		}
+	}
+	// Changed weights are hashed again, not taken from the cache.
+	weights := filepath.Join(dir, "minilm", "model.fp16.safetensors")
+	if err := os.WriteFile(weights, []byte("OTHER WEIGHTS"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(weights, later, later); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte("OTHER WEIGHTS"))
+	if got := index().Model("minilm").SHA256("model.fp16.safetensors"); got != hex.EncodeToString(sum[:]) {
+		t.Errorf("after the weights changed the index lists SHA-256 %q, want %x", got, sum)
 	}
 	empty := newTestServer(t, Options{})
 	if r := do(t, nil, http.MethodGet, empty.URL+"/models/index.json", nil); r.status != http.StatusOK || string(r.body) != `{"models":[]}` {

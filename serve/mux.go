@@ -27,6 +27,8 @@ type server struct {
 
 	demoMu sync.Mutex
 	demo   map[string]*demoEntry
+
+	digests digestCache // of the models' weights, for the model index
 }
 
 type tokenizerEntry struct {

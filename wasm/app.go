@@ -175,7 +175,7 @@ func (a *app) openOnce(ctx context.Context, name, e string) (*experiment.Model, 
 		if _, err := a.files.Stat(open); err != nil || !isUpload(name) {
 			return nil, fmt.Errorf("unknown model %q: not one of %s, nor an uploaded model", name, strings.Join(a.base.Names(), ", "))
 		}
-	} else if err := a.ensureModel(name); err != nil {
+	} else if err := a.ensureModel(name, e); err != nil {
 		return nil, err
 	}
 	return a.base.Open(ctx, open, a.modelOptions(e))

@@ -177,9 +177,14 @@ func (a *app) availability() map[string]string {
 	return out
 }
 
-// ensureModel fetches the files served model name needs into the
-// worker's files, once; uploads and models already there need nothing.
-func (a *app) ensureModel(name string) error {
+// ensureModel fetches the files served model name needs for engine
+// setting e into the worker's files, once; uploads and models already
+// there need nothing. Weights that e's engine does not read
+// (weightsUnread) and whose SHA-256 the site's index lists are put
+// without their bytes (memfs.FS.PutLazy): their digest makes the model's
+// fingerprint, and they are fetched, and checked against it, only if
+// something reads them.
+func (a *app) ensureModel(name, e string) error {
 	if isUpload(name) || name == "" {
 		return nil
 	}
@@ -200,25 +205,40 @@ func (a *app) ensureModel(name string) error {
 	}
 	// The files download at once, each checked and stored in order.
 	type download struct {
-		local, url string
-		want       int64
-		b          []byte
-		sum        string
-		err        error
+		file, local, url string
+		want             int64
+		b                []byte
+		sum              string
+		err              error
 	}
 	var downloads []*download
 	var wg sync.WaitGroup
+	unread := weightsUnread(m, e)
 	for _, f := range filesOf(m, name) {
 		local := path.Join(modelsDir, dir, f)
 		if _, err := a.files.Stat(local); err == nil {
 			continue
 		}
-		d := &download{local: local, url: modelfiles.URL(dir, f), want: m.Size(f)}
+		url, size, label := modelfiles.URL(dir, f), m.Size(f), modelfiles.FileLabel(dir, f)
+		if sum := m.SHA256(f); unread && sum != "" && modelfiles.IsWeights(f) {
+			err := a.files.PutLazy(local, size, sum, func() ([]byte, string, error) {
+				b, got, err := fetchSharedSum(url, size, label, true)
+				if err != nil {
+					return nil, "", fmt.Errorf("model %s: %w", name, err)
+				}
+				return b, got, nil
+			})
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		d := &download{file: f, local: local, url: url, want: size}
 		downloads = append(downloads, d)
 		wg.Go(func() {
 			// The loaders check the weights against their recorded
 			// digest with the browser's SHA-256 (memfs.FS.SHA256).
-			d.b, d.sum, d.err = fetchSharedSum(d.url, d.want, modelfiles.FileLabel(dir, f), true)
+			d.b, d.sum, d.err = fetchSharedSum(d.url, d.want, label, true)
 		})
 	}
 	wg.Wait()
@@ -228,6 +248,9 @@ func (a *app) ensureModel(name string) error {
 		}
 		if d.want >= 0 && int64(len(d.b)) != d.want {
 			return fmt.Errorf("model %s: %s has %d bytes, but the index lists %d: the download was cut short", name, d.url, len(d.b), d.want)
+		}
+		if listed := m.SHA256(d.file); listed != "" && d.sum != "" && d.sum != listed {
+			return fmt.Errorf("model %s: %s has SHA-256 %s, but the site's %s/%s lists %s: the file changed after the index was written, or on its way", name, d.url, d.sum, modelsDir, modelfiles.IndexFile, listed)
 		}
 		var err error
 		if d.sum != "" {
@@ -243,6 +266,17 @@ func (a *app) ensureModel(name string) error {
 	a.fetched[name] = true
 	a.mu.Unlock()
 	return nil
+}
+
+// weightsUnread reports whether opening served model m for engine
+// setting e leaves its weights unread: its transformer runs on
+// onnxruntime-web, from the model.onnx the site serves beside the
+// weights (servedGraph), where the site serves onnxruntime-web's build.
+// Where onnxruntime-web then fails to load and the pure-Go engine takes
+// over, that engine reads the weights, which come then.
+func weightsUnread(m *modelfiles.Model, e string) bool {
+	l := localEngine(e)
+	return l != engineGo && m.Has(modelfiles.ONNX) && ortServed(l) == ""
 }
 
 // pick answers the page's "pick": msg.kind is "model" or "data",

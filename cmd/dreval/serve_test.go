@@ -200,6 +200,21 @@ func TestSite(t *testing.T) {
 	}
 	if m := x.Model("minilm"); len(x.Models) != 1 || m == nil || !slices.Equal(m.Paths(), settings) {
 		t.Errorf("models/index.json lists %+v", x)
+	} else {
+		// The SHA-256 is listed for weights only (none are written
+		// here: -weights=false; the e2e tests' sites have them).
+		for _, f := range m.Files {
+			want := ""
+			if modelfiles.IsWeights(f.Path) {
+				var err error
+				if want, err = modelfiles.FileSHA256(os.DirFS(filepath.Join(out, "models", "minilm")), f.Path); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if f.SHA256 != want {
+				t.Errorf("models/index.json lists %s with SHA-256 %q, want %q", f.Path, f.SHA256, want)
+			}
+		}
 	}
 	// And the demo vectors written, with their sizes (the page asks for
 	// a .npy with its .json where the index lists it).

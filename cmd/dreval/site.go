@@ -264,16 +264,24 @@ func writeModelFiles(out, modelsDir, name string, weights bool, st *siteStats) e
 }
 
 // writeModelIndex writes out/models/index.json, the list of the models
-// copied and their files (modelfiles.Index) with the files the page
+// copied and their files (modelfiles.Index; the weights' SHA-256 too) with the files the page
 // preloads, as "dreval serve" serves it, and demo, the demo vectors
 // written under out/data/demo (Index.Demo, which "dreval serve" leaves
 // empty: it computes them when asked).
 func writeModelIndex(out string, demo []modelfiles.File, st *siteStats) error {
-	x, err := modelfiles.IndexFS(os.DirFS(filepath.Join(out, "models")))
+	models := os.DirFS(filepath.Join(out, "models"))
+	x, err := modelfiles.IndexFS(models)
 	if errors.Is(err, fs.ErrNotExist) {
 		x, err = &modelfiles.Index{Models: []modelfiles.Model{}}, nil
 	}
 	if err != nil {
+		return err
+	}
+	// The weights' digests: the page fetches weights only when its
+	// engine reads them (modelfiles.File.SHA256).
+	if err := x.SetDigests(func(model, file string) (string, error) {
+		return modelfiles.FileSHA256(models, model+"/"+file)
+	}); err != nil {
 		return err
 	}
 	// The page asks for a listed .npy with its .json and preloads the

@@ -1,7 +1,10 @@
 package modelfiles
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -96,11 +99,58 @@ type Model struct {
 	Files []File `json:"files"`
 }
 
-// File is one file of a model: its path in the model directory and its
-// size in bytes.
+// File is one file of a model: its path in the model directory, its
+// size in bytes and, for weights where the index's writer computed it
+// (SetDigests), its hex SHA-256. With it the browser app fetches a
+// model's weights only when its engine reads them (onnxruntime-web runs
+// the model.onnx served beside them), and checks the bytes against it.
 type File struct {
-	Path string `json:"path"`
-	Size int64  `json:"size"`
+	Path   string `json:"path"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// IsWeights reports whether file (a path in a model directory) holds
+// weights that another file can stand in for: a safetensors file or
+// PyTorch's pytorch_model.bin (the ONNX graph is what an engine runs,
+// and is not one).
+func IsWeights(file string) bool {
+	name := path.Base(file)
+	return name == PyTorch || strings.HasSuffix(name, ".safetensors")
+}
+
+// SetDigests records in x the hex SHA-256 of every weights file
+// (IsWeights) of its models, as digest gives it for a model's file.
+func (x *Index) SetDigests(digest func(model, file string) (string, error)) error {
+	for i := range x.Models {
+		m := &x.Models[i]
+		for j := range m.Files {
+			f := &m.Files[j]
+			if !IsWeights(f.Path) {
+				continue
+			}
+			sum, err := digest(m.Name, f.Path)
+			if err != nil {
+				return fmt.Errorf("model %s: %s: %w", m.Name, f.Path, err)
+			}
+			f.SHA256 = sum
+		}
+	}
+	return nil
+}
+
+// FileSHA256 returns the hex SHA-256 of file name in fsys.
+func FileSHA256(fsys fs.FS, name string) (string, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Model returns the model called name, or nil.
@@ -124,6 +174,16 @@ func (m *Model) Paths() []string {
 
 // Has reports whether m has file.
 func (m *Model) Has(file string) bool { return slices.Contains(m.Paths(), file) }
+
+// SHA256 returns the hex SHA-256 the index records for m's file, or "".
+func (m *Model) SHA256(file string) string {
+	for _, f := range m.Files {
+		if f.Path == file {
+			return f.SHA256
+		}
+	}
+	return ""
+}
 
 // Size returns the size of m's file, or -1 when it has none.
 func (m *Model) Size(file string) int64 {

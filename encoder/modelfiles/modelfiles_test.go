@@ -1,7 +1,10 @@
 package modelfiles
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"maps"
 	"reflect"
 	"slices"
@@ -65,12 +68,43 @@ func TestIndexFS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &Index{Models: []Model{{Name: "minilm", Files: []File{{"1_Pooling/config.json", 2}, {"config.json", 2}, {"model.fp16.safetensors", 10}}}}}
+	want := &Index{Models: []Model{{Name: "minilm", Files: []File{{Path: "1_Pooling/config.json", Size: 2}, {Path: "config.json", Size: 2}, {Path: "model.fp16.safetensors", Size: 10}}}}}
 	if !reflect.DeepEqual(x, want) {
 		t.Errorf("IndexFS = %+v, want %+v", x, want)
 	}
 	if m := x.Model("minilm"); m == nil || !m.Has("config.json") || m.Size("model.fp16.safetensors") != 10 || m.Size("x") != -1 {
 		t.Errorf("model lookups on %+v", m)
+	}
+	// Digests: of the weights only, as FileSHA256 computes them.
+	var asked []string
+	err = x.SetDigests(func(model, file string) (string, error) {
+		asked = append(asked, model+"/"+file)
+		return FileSHA256(fsys, model+"/"+file)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zeros := sha256.Sum256(make([]byte, 10))
+	if m := x.Model("minilm"); m.SHA256("model.fp16.safetensors") != hex.EncodeToString(zeros[:]) || m.SHA256("config.json") != "" {
+		t.Errorf("digests %+v", m.Files)
+	}
+	if !reflect.DeepEqual(asked, []string{"minilm/model.fp16.safetensors"}) {
+		t.Errorf("SetDigests asked for %q, want the weights only", asked)
+	}
+	err = x.SetDigests(func(model, file string) (string, error) { return "", fs.ErrNotExist })
+	if err == nil || !strings.Contains(err.Error(), "model minilm: model.fp16.safetensors") {
+		t.Errorf("SetDigests' error %v does not name the model and file", err)
+	}
+}
+
+func TestIsWeights(t *testing.T) {
+	for file, want := range map[string]bool{
+		"model.safetensors": true, "model.fp16.safetensors": true, "query/model.safetensors": true, "pytorch_model.bin": true,
+		"model.onnx": false, "config.json": false, "tokenizer.json": false, "1_Pooling/config.json": false, "": false,
+	} {
+		if got := IsWeights(file); got != want {
+			t.Errorf("IsWeights(%q) = %v, want %v", file, got, want)
+		}
 	}
 }
 
@@ -227,8 +261,8 @@ func TestPickGraph(t *testing.T) {
 // sizes; a model the index lacks preloads nothing.
 func TestSetPreload(t *testing.T) {
 	x := &Index{Models: []Model{
-		{Name: "static", Files: []File{{"config.json", 567}, {"model.onnx", 9}, {"model.safetensors", 31254616}, {"tokenizer.json", 466247}}},
-		{Name: "minilm", Files: []File{{"config.json", 2}}},
+		{Name: "static", Files: []File{{Path: "config.json", Size: 567}, {Path: "model.onnx", Size: 9}, {Path: "model.safetensors", Size: 31254616}, {Path: "tokenizer.json", Size: 466247}}},
+		{Name: "minilm", Files: []File{{Path: "config.json", Size: 2}}},
 	}}
 	for _, c := range []struct {
 		model string
@@ -254,10 +288,10 @@ func TestSetPreload(t *testing.T) {
 func TestSetPreloadDemo(t *testing.T) {
 	x := &Index{
 		Models: []Model{
-			{Name: "static", Files: []File{{"config.json", 567}, {"model.safetensors", 100}, {"tokenizer.json", 50}}},
-			{Name: "static.v2", Files: []File{{"config.json", 1}, {"model.safetensors", 2}, {"tokenizer.json", 3}}},
+			{Name: "static", Files: []File{{Path: "config.json", Size: 567}, {Path: "model.safetensors", Size: 100}, {Path: "tokenizer.json", Size: 50}}},
+			{Name: "static.v2", Files: []File{{Path: "config.json", Size: 1}, {Path: "model.safetensors", Size: 2}, {Path: "tokenizer.json", Size: 3}}},
 		},
-		Demo: []File{{"static.json", 10}, {"static.npy", 2000}, {"static.v2.json", 11}, {"static.v2.npy", 2001}, {"static.queries.json", 12}, {"static.queries.npy", 300}},
+		Demo: []File{{Path: "static.json", Size: 10}, {Path: "static.npy", Size: 2000}, {Path: "static.v2.json", Size: 11}, {Path: "static.v2.npy", Size: 2001}, {Path: "static.queries.json", Size: 12}, {Path: "static.queries.npy", Size: 300}},
 	}
 	x.SetPreload("static")
 	var got []string

@@ -3,11 +3,18 @@
 // fetched and the files the user gave it, and reads them with the same
 // loaders the command line uses on disk. It is safe for concurrent use;
 // files opened stay readable after the path is replaced or removed.
+//
+// A file can also be put before its contents (PutLazy): its size and
+// SHA-256 are known at once, and its contents are fetched on the first
+// read, so that a file nobody reads is never downloaded.
 package memfs
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"path"
@@ -22,6 +29,16 @@ type FS struct {
 	mu    sync.RWMutex
 	files map[string][]byte
 	sums  map[string]string // SHA-256 in hex of files, where the filler gave it
+	lazy  map[string]*lazyFile
+}
+
+// lazyFile is a file put by PutLazy whose contents have not been read
+// yet.
+type lazyFile struct {
+	size int64
+	sum  string
+	load func() ([]byte, string, error)
+	mu   sync.Mutex // held while loading
 }
 
 // clean returns name as a key of the file system, or false when it is not
@@ -47,17 +64,109 @@ func (f *FS) Put(name string, data []byte) error {
 	if f.files == nil {
 		f.files = map[string][]byte{}
 	}
-	for dir := path.Dir(n); dir != "."; dir = path.Dir(dir) {
-		if _, isFile := f.files[dir]; isFile {
-			return &fs.PathError{Op: "put", Path: name, Err: errors.New(dir + " is a file")}
-		}
-	}
-	if f.isDirLocked(n) {
-		return &fs.PathError{Op: "put", Path: name, Err: errors.New("is a directory")}
+	if err := f.checkPutLocked(n); err != nil {
+		return &fs.PathError{Op: "put", Path: name, Err: err}
 	}
 	f.files[n] = data
 	delete(f.sums, n)
+	delete(f.lazy, n)
 	return nil
+}
+
+// checkPutLocked reports why file n cannot be stored: a directory above
+// it is a file, or n is a directory.
+func (f *FS) checkPutLocked(n string) error {
+	for dir := path.Dir(n); dir != "."; dir = path.Dir(dir) {
+		if f.isFileLocked(dir) {
+			return errors.New(dir + " is a file")
+		}
+	}
+	if f.isDirLocked(n) {
+		return errors.New("is a directory")
+	}
+	return nil
+}
+
+func (f *FS) isFileLocked(n string) bool {
+	_, ok := f.files[n]
+	_, lazy := f.lazy[n]
+	return ok || lazy
+}
+
+// PutLazy stores file name of size bytes whose hex SHA-256 is sum
+// without its contents, replacing any file of that name: SHA256, Stat
+// and ReadDir answer at once, and the first Open or ReadFile calls load
+// for the contents (and, where it has it, their hex SHA-256, "" when it
+// has not: the file system then hashes them). Contents of another size
+// or SHA-256 are refused with an error naming both, and load is called
+// again by the next read, as after its own error. Loads of one file are
+// not concurrent; a file loaded is kept like one Put.
+func (f *FS) PutLazy(name string, size int64, sum string, load func() ([]byte, string, error)) error {
+	n, ok := clean(name)
+	if !ok {
+		return &fs.PathError{Op: "put", Path: name, Err: fs.ErrInvalid}
+	}
+	if size < 0 || len(sum) != 2*sha256.Size || load == nil {
+		return &fs.PathError{Op: "put", Path: name, Err: fmt.Errorf("a lazy file needs its size, its hex SHA-256 and a load function (size %d, SHA-256 %q)", size, sum)}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.checkPutLocked(n); err != nil {
+		return &fs.PathError{Op: "put", Path: name, Err: err}
+	}
+	if f.lazy == nil {
+		f.lazy = map[string]*lazyFile{}
+	}
+	delete(f.files, n)
+	delete(f.sums, n)
+	f.lazy[n] = &lazyFile{size: size, sum: strings.ToLower(sum), load: load}
+	return nil
+}
+
+// contents returns the contents of file name, loading a lazy one; ok is
+// false when there is no such file.
+func (f *FS) contents(name string) (b []byte, ok bool, err error) {
+	f.mu.RLock()
+	b, ok = f.files[name]
+	lf := f.lazy[name]
+	f.mu.RUnlock()
+	if ok || lf == nil {
+		return b, ok, nil
+	}
+	lf.mu.Lock()
+	defer lf.mu.Unlock()
+	f.mu.RLock()
+	b, ok = f.files[name]
+	still := f.lazy[name] == lf
+	f.mu.RUnlock()
+	if !still { // loaded by the read before, replaced or removed
+		return b, ok, nil
+	}
+	b, sum, err := lf.load()
+	if err != nil {
+		return nil, true, err
+	}
+	if sum == "" {
+		h := sha256.Sum256(b)
+		sum = hex.EncodeToString(h[:])
+	}
+	if int64(len(b)) != lf.size || !strings.EqualFold(sum, lf.sum) {
+		return nil, true, fmt.Errorf("its contents (%d bytes, SHA-256 %s) are not the file announced (%d bytes, SHA-256 %s)", len(b), sum, lf.size, lf.sum)
+	}
+	f.mu.Lock()
+	if f.lazy[name] == lf {
+		delete(f.lazy, name)
+		if f.files == nil {
+			f.files = map[string][]byte{}
+		}
+		f.files[name] = b
+		if f.sums == nil {
+			f.sums = map[string]string{}
+		}
+		f.sums[name] = lf.sum
+	}
+	f.mu.Unlock()
+	return b, true, nil
 }
 
 // PutWithSHA256 is Put, recording sum as the hex SHA-256 of data, which
@@ -82,6 +191,9 @@ func (f *FS) PutWithSHA256(name string, data []byte, sum string) error {
 func (f *FS) SHA256(name string) (string, bool) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
+	if lf, ok := f.lazy[name]; ok {
+		return lf.sum, true
+	}
 	s, ok := f.sums[name]
 	return s, ok
 }
@@ -94,7 +206,7 @@ func (f *FS) RemoveAll(name string) {
 	defer f.mu.Unlock()
 	if !ok {
 		if name == "." {
-			f.files, f.sums = nil, nil
+			f.files, f.sums, f.lazy = nil, nil, nil
 		}
 		return
 	}
@@ -104,16 +216,28 @@ func (f *FS) RemoveAll(name string) {
 			delete(f.sums, k)
 		}
 	}
+	for k := range f.lazy {
+		if k == n || strings.HasPrefix(k, n+"/") {
+			delete(f.lazy, k)
+		}
+	}
 }
 
-// Size returns the total size of the files under name ("." for all).
+// Size returns the total size of the files under name ("." for all),
+// lazy files not loaded yet included.
 func (f *FS) Size(name string) int64 {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	var n int64
+	under := func(k string) bool { return name == "." || k == name || strings.HasPrefix(k, name+"/") }
 	for k, b := range f.files {
-		if name == "." || k == name || strings.HasPrefix(k, name+"/") {
+		if under(k) {
 			n += int64(len(b))
+		}
+	}
+	for k, lf := range f.lazy {
+		if under(k) {
+			n += lf.size
 		}
 	}
 	return n
@@ -124,6 +248,11 @@ func (f *FS) Size(name string) int64 {
 func (f *FS) isDirLocked(name string) bool {
 	if name == "." {
 		return true
+	}
+	for k := range f.lazy {
+		if strings.HasPrefix(k, name+"/") {
+			return true
+		}
 	}
 	for k := range f.files {
 		if strings.HasPrefix(k, name+"/") {
@@ -138,11 +267,15 @@ func (f *FS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	if b, ok := f.files[name]; ok {
+	b, ok, err := f.contents(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	if ok {
 		return &file{info: info{name: path.Base(name), size: int64(len(b))}, r: bytes.NewReader(b)}, nil
 	}
+	f.mu.RLock()
+	defer f.mu.RUnlock()
 	if f.isDirLocked(name) {
 		return &dir{info: info{name: path.Base(name), dir: true}, entries: f.readDirLocked(name)}, nil
 	}
@@ -154,10 +287,13 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 	}
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	b, ok := f.files[name]
+	b, ok, err := f.contents(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
 	if !ok {
+		f.mu.RLock()
+		defer f.mu.RUnlock()
 		if f.isDirLocked(name) {
 			return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
 		}
@@ -174,7 +310,7 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if !f.isDirLocked(name) {
-		if _, ok := f.files[name]; ok {
+		if f.isFileLocked(name) {
 			return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a directory")}
 		}
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
@@ -188,16 +324,22 @@ func (f *FS) readDirLocked(name string) []fs.DirEntry {
 		prefix = ""
 	}
 	seen := map[string]fs.DirEntry{}
-	for k, b := range f.files {
+	add := func(k string, size int64) {
 		rest, ok := strings.CutPrefix(k, prefix)
 		if !ok {
-			continue
+			return
 		}
 		if first, _, isDir := strings.Cut(rest, "/"); isDir {
 			seen[first] = fs.FileInfoToDirEntry(info{name: first, dir: true})
 		} else {
-			seen[first] = fs.FileInfoToDirEntry(info{name: first, size: int64(len(b))})
+			seen[first] = fs.FileInfoToDirEntry(info{name: first, size: size})
 		}
+	}
+	for k, b := range f.files {
+		add(k, int64(len(b)))
+	}
+	for k, lf := range f.lazy {
+		add(k, lf.size)
 	}
 	out := make([]fs.DirEntry, 0, len(seen))
 	for _, e := range seen {
@@ -207,8 +349,14 @@ func (f *FS) readDirLocked(name string) []fs.DirEntry {
 	return out
 }
 
-// Stat implements fs.StatFS.
+// Stat implements fs.StatFS. It does not load a lazy file.
 func (f *FS) Stat(name string) (fs.FileInfo, error) {
+	f.mu.RLock()
+	lf, lazy := f.lazy[name]
+	f.mu.RUnlock()
+	if lazy {
+		return info{name: path.Base(name), size: lf.size}, nil
+	}
 	file, err := f.Open(name)
 	if err != nil {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: errors.Unwrap(err)}

@@ -128,9 +128,15 @@ func site(t testing.TB) string {
 		}
 		// The list of the models a static host serves, as "dreval site"
 		// writes it ("dreval serve" answers it itself).
-		x, err := modelfiles.IndexFS(os.DirFS(filepath.Join(siteDir, "models")))
+		models := os.DirFS(filepath.Join(siteDir, "models"))
+		x, err := modelfiles.IndexFS(models)
 		if err != nil {
 			siteErr = err
+			return
+		}
+		if siteErr = x.SetDigests(func(model, file string) (string, error) {
+			return modelfiles.FileSHA256(models, model+"/"+file)
+		}); siteErr != nil {
 			return
 		}
 		x.SetPreload(modelfiles.LessonModel)

@@ -25,6 +25,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
@@ -248,7 +249,17 @@ func runDemo(t testing.TB, ctx context.Context, model, eng string, n int) (time.
 func TestORTWebDemoMatchesNativeORT(t *testing.T) {
 	sharedtest.ModelDir(t, "minilm")
 	lib := ortLib(t)
-	ctx, url := browser(t, 15*time.Minute, staticHost(ortSite(t), true))
+	var mu sync.Mutex
+	var weights []string // the requests for minilm's weights
+	host := staticHost(ortSite(t), true)
+	ctx, url := browser(t, 15*time.Minute, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/models/minilm/") && modelfiles.IsWeights(r.URL.Path) {
+			mu.Lock()
+			weights = append(weights, r.URL.Path)
+			mu.Unlock()
+		}
+		host.ServeHTTP(w, r)
+	}))
 	load(t, ctx, url)
 	if !eval[bool](t, ctx, `self.crossOriginIsolated`) {
 		t.Fatal("the page is not cross-origin isolated under COOP/COEP")
@@ -293,6 +304,14 @@ func TestORTWebDemoMatchesNativeORT(t *testing.T) {
 			t.Errorf("engine note %q does not say %q", note, want)
 		}
 	}
+	// onnxruntime-web runs the site's model.onnx: the weights beside it,
+	// which the fingerprint takes from the index's SHA-256, are not
+	// downloaded (43 MB of float16).
+	mu.Lock()
+	if len(weights) > 0 {
+		t.Errorf("the page asked for minilm's weights %v, which onnxruntime-web does not read", weights)
+	}
+	mu.Unlock()
 	screenshot(t, ctx, "demo-minilm-ortweb.png")
 }
 
@@ -564,10 +583,11 @@ func atoi(s string) int {
 
 // TestORTWebPrefetch: a run with MiniLM on onnxruntime-web from a static
 // host starts downloading onnxruntime-web and the site's model.onnx at
-// once, while the model's own files (the weights the Go side reads for
-// the tokenizer and fingerprints) still download, not after the model is
-// open: the host holds the weights back until model.onnx is asked for.
-// Each file is downloaded once for all the workers.
+// once, while the model's own files (the tokenizer the Go side opens the
+// model with) still download, not after the model is open: the host
+// holds tokenizer.json back until model.onnx is asked for. Each file is
+// downloaded once for all the workers, and the weights not at all
+// (onnxruntime-web runs model.onnx; the index lists their SHA-256).
 func TestORTWebPrefetch(t *testing.T) {
 	sharedtest.ModelDir(t, "minilm")
 	site := ortSite(t)
@@ -575,7 +595,7 @@ func TestORTWebPrefetch(t *testing.T) {
 		mu        sync.Mutex
 		counts    = map[string]int{}
 		armed     bool
-		held      bool // weights asked for after the click, held until model.onnx was asked
+		held      bool // tokenizer.json asked for after the click, held until model.onnx was asked
 		timedOut  bool
 		onnxOnce  sync.Once
 		onnxAsked = make(chan struct{})
@@ -585,7 +605,7 @@ func TestORTWebPrefetch(t *testing.T) {
 		p := r.URL.Path
 		mu.Lock()
 		counts[p]++
-		gate := armed && strings.HasSuffix(p, ".safetensors")
+		gate := armed && p == "/models/minilm/tokenizer.json"
 		mu.Unlock()
 		if strings.HasSuffix(p, "/model.onnx") {
 			onnxOnce.Do(func() { close(onnxAsked) })
@@ -608,7 +628,7 @@ func TestORTWebPrefetch(t *testing.T) {
 	load(t, ctx, url)
 	mu.Lock()
 	armed = true
-	preloaded := counts["/models/minilm/model.fp16.safetensors"] > 0
+	preloaded := counts["/models/minilm/tokenizer.json"] > 0
 	mu.Unlock()
 	_, status := runDemo(t, ctx, "minilm", "auto", 1)
 	if encodedLine.FindStringSubmatch(status) == nil || !strings.Contains(status, "ort-web wasm") {
@@ -618,11 +638,14 @@ func TestORTWebPrefetch(t *testing.T) {
 	defer mu.Unlock()
 	switch {
 	case timedOut:
-		t.Error("model.onnx was not asked for while the weights were held back (60 s): onnxruntime-web's files wait for the model to open")
+		t.Error("model.onnx was not asked for while tokenizer.json was held back (60 s): onnxruntime-web's files wait for the model to open")
 	case preloaded:
-		t.Log("the weights were fetched before the run (preloaded with the page): the order is not checked")
+		t.Log("minilm's tokenizer.json was fetched before the run (preloaded with the page): the order is not checked")
 	case !held:
-		t.Errorf("the weights were not asked for after the click (requests: %v)", counts)
+		t.Errorf("minilm's tokenizer.json was not asked for after the click (requests: %v)", counts)
+	}
+	if n := counts["/models/minilm/model.fp16.safetensors"]; n != 0 {
+		t.Errorf("the weights were requested %d times; onnxruntime-web does not read them", n)
 	}
 	for _, p := range []string{"/models/minilm/model.onnx", "/ort/ort-wasm-simd-threaded.wasm"} {
 		if counts[p] != 1 {

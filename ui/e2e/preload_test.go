@@ -4,6 +4,9 @@ package e2e
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -80,10 +83,11 @@ func TestModelPreloadedWithTheApp(t *testing.T) {
 }
 
 // TestTamperedWeightsRefused: the SHA-256 the page computes once and
-// hands to the workers with a file is that of the bytes they hold: a host
-// serving the static model's weights with one byte changed has the
-// opening lesson refused with the fingerprint mismatch, not run on the
-// changed table.
+// hands to the workers with a file is that of the bytes they hold. A
+// host serving the static model's weights with one byte changed has the
+// opening lesson refused, not run on the changed table: by the digest
+// the site's model index lists, or, where the index was written for the
+// changed weights, by the fingerprint their demo vectors were made with.
 func TestTamperedWeightsRefused(t *testing.T) {
 	dir := filepath.Join(site(t), "models", modelfiles.LessonModel)
 	sharedtest.ModelDir(t, modelfiles.LessonModel)
@@ -92,21 +96,49 @@ func TestTamperedWeightsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	weights[len(weights)-1] ^= 1 // one bit of the table's last value
-	files := fileServer(t)
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/models/"+modelfiles.LessonModel+"/model.safetensors" {
-			http.ServeContent(w, r, "model.safetensors", time.Time{}, bytes.NewReader(weights))
-			return
-		}
-		files.ServeHTTP(w, r)
-	})
-	ctx, url := browser(t, 10*time.Minute, h)
-	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+	sum := sha256.Sum256(weights)
+	index, err := os.ReadFile(filepath.Join(site(t), "models", modelfiles.IndexFile))
+	if err != nil {
 		t.Fatal(err)
 	}
-	waitJS(t, ctx, `!document.getElementById("error").hidden || document.body.dataset.lesson === "done"`, 5*time.Minute)
-	if msg := pageError(t, ctx); !strings.Contains(msg, "do not belong together") {
-		t.Fatalf("the page's error is %q, want the weights' fingerprint mismatch (lesson: %q)", msg, eval[string](t, ctx, `document.body.dataset.lesson || ""`))
+	var x modelfiles.Index
+	if err := json.Unmarshal(index, &x); err != nil {
+		t.Fatal(err)
+	}
+	listed := x.Model(modelfiles.LessonModel).SHA256("model.safetensors")
+	if listed == "" {
+		t.Fatalf("the site's index lists no SHA-256 of %s's weights", modelfiles.LessonModel)
+	}
+	rewritten := bytes.ReplaceAll(index, []byte(listed), []byte(hex.EncodeToString(sum[:])))
+	for _, tc := range []struct {
+		name  string
+		index []byte
+		want  string
+	}{
+		{"the index lists the weights' digest", index, "has SHA-256 " + hex.EncodeToString(sum[:]) + ", but the site's models/index.json lists " + listed},
+		{"the index was written for the changed weights", rewritten, "do not belong together"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := fileServer(t)
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/models/" + modelfiles.LessonModel + "/model.safetensors":
+					http.ServeContent(w, r, "model.safetensors", time.Time{}, bytes.NewReader(weights))
+				case "/models/" + modelfiles.IndexFile:
+					http.ServeContent(w, r, modelfiles.IndexFile, time.Time{}, bytes.NewReader(tc.index))
+				default:
+					files.ServeHTTP(w, r)
+				}
+			})
+			ctx, url := browser(t, 10*time.Minute, h)
+			if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+				t.Fatal(err)
+			}
+			waitJS(t, ctx, `!document.getElementById("error").hidden || document.body.dataset.lesson === "done"`, 5*time.Minute)
+			if msg := pageError(t, ctx); !strings.Contains(msg, tc.want) {
+				t.Fatalf("the page's error is %q, want %q (lesson: %q)", msg, tc.want, eval[string](t, ctx, `document.body.dataset.lesson || ""`))
+			}
+		})
 	}
 }
 
