@@ -91,9 +91,7 @@ func (s *server) modelIndex(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Models != nil {
 		// The weights' digests let the page leave unfetched the weights
 		// an engine does not read (modelfiles.File.SHA256).
-		if err := x.SetDigests(func(model, file string) (string, error) {
-			return s.digests.sum(s.opts.Models, model+"/"+file)
-		}); err != nil {
+		if err := x.SetDigests(s.opts.Models, s.digests.sum); err != nil {
 			writeError(w, fmt.Errorf("%s: %w", r.URL.Path, err))
 			return
 		}

@@ -279,9 +279,7 @@ func writeModelIndex(out string, demo []modelfiles.File, st *siteStats) error {
 	}
 	// The weights' digests: the page fetches weights only when its
 	// engine reads them (modelfiles.File.SHA256).
-	if err := x.SetDigests(func(model, file string) (string, error) {
-		return modelfiles.FileSHA256(models, model+"/"+file)
-	}); err != nil {
+	if err := x.SetDigests(models, nil); err != nil {
 		return err
 	}
 	// The page asks for a listed .npy with its .json and preloads the

@@ -120,8 +120,12 @@ func IsWeights(file string) bool {
 }
 
 // SetDigests records in x the hex SHA-256 of every weights file
-// (IsWeights) of its models, as digest gives it for a model's file.
-func (x *Index) SetDigests(digest func(model, file string) (string, error)) error {
+// (IsWeights) of its models, which lie in fsys as IndexFS lists them
+// (MODEL/FILE), as sum gives it: FileSHA256 when sum is nil.
+func (x *Index) SetDigests(fsys fs.FS, sum func(fsys fs.FS, name string) (string, error)) error {
+	if sum == nil {
+		sum = FileSHA256
+	}
 	for i := range x.Models {
 		m := &x.Models[i]
 		for j := range m.Files {
@@ -129,11 +133,11 @@ func (x *Index) SetDigests(digest func(model, file string) (string, error)) erro
 			if !IsWeights(f.Path) {
 				continue
 			}
-			sum, err := digest(m.Name, f.Path)
+			d, err := sum(fsys, m.Name+"/"+f.Path)
 			if err != nil {
 				return fmt.Errorf("model %s: %s: %w", m.Name, f.Path, err)
 			}
-			f.SHA256 = sum
+			f.SHA256 = d
 		}
 	}
 	return nil

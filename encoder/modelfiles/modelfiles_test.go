@@ -77,9 +77,9 @@ func TestIndexFS(t *testing.T) {
 	}
 	// Digests: of the weights only, as FileSHA256 computes them.
 	var asked []string
-	err = x.SetDigests(func(model, file string) (string, error) {
-		asked = append(asked, model+"/"+file)
-		return FileSHA256(fsys, model+"/"+file)
+	err = x.SetDigests(fsys, func(fsys fs.FS, name string) (string, error) {
+		asked = append(asked, name)
+		return FileSHA256(fsys, name)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +91,7 @@ func TestIndexFS(t *testing.T) {
 	if !reflect.DeepEqual(asked, []string{"minilm/model.fp16.safetensors"}) {
 		t.Errorf("SetDigests asked for %q, want the weights only", asked)
 	}
-	err = x.SetDigests(func(model, file string) (string, error) { return "", fs.ErrNotExist })
+	err = x.SetDigests(fsys, func(fs.FS, string) (string, error) { return "", fs.ErrNotExist })
 	if err == nil || !strings.Contains(err.Error(), "model minilm: model.fp16.safetensors") {
 		t.Errorf("SetDigests' error %v does not name the model and file", err)
 	}
