@@ -122,18 +122,18 @@ func (a *app) fetchDemoFiles(name, base string) *demoFetch {
 	f.wg.Add(1)
 	dir := modelfiles.DemoDir + "/"
 	// Asked now, not when the goroutine runs.
-	meta := startShared(dir+base+".json", 0, "")
-	var npy func(bool) ([]byte, string, error)
+	meta := startShared(dir+base+".json", 0, "", false)
+	var npy func() ([]byte, string, error)
 	if x, err := a.index(); err == nil && x.HasDemo(base+".npy") {
-		npy = startShared(dir+base+".npy", 0, "")
+		npy = startShared(dir+base+".npy", 0, "", false)
 	}
 	go func() {
 		defer f.wg.Done()
-		if f.js, _, f.jsErr = meta(false); f.jsErr == nil {
+		if f.js, _, f.jsErr = meta(); f.jsErr == nil {
 			if npy == nil {
-				npy = startShared(dir+base+".npy", 0, "")
+				npy = startShared(dir+base+".npy", 0, "", false)
 			}
-			f.npy, _, f.npyErr = npy(false)
+			f.npy, _, f.npyErr = npy()
 		}
 	}()
 	return f

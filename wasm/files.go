@@ -66,34 +66,37 @@ func fetchBytes(url string) ([]byte, error) {
 // the expected bytes and label naming it), or fetched here when the
 // worker runs without the page.
 func fetchShared(url string, size int64, label string) ([]byte, error) {
-	b, _, err := fetchSharedSum(url, size, label, false)
+	b, _, err := startShared(url, size, label, false)()
 	return b, err
 }
 
-// fetchSharedSum is fetchShared, also giving, when sum is set, the body's
-// hex SHA-256 as the page's browser computed it, once for every worker
-// (crypto.subtle, in native code: milliseconds for a model's weights,
+// fetchSharedSum is fetchShared, also giving the body's hex SHA-256 as
+// the page's browser computed it, once for every worker that asks for
+// it (crypto.subtle, in native code: milliseconds for a model's weights,
 // where Go's SHA-256 under js/wasm takes most of a second; worker.js's
 // drevalFetchFile); "" where the browser has none (crypto.subtle is only
 // in secure contexts) or the worker fetched the file itself.
-func fetchSharedSum(url string, size int64, label string, sum bool) ([]byte, string, error) {
-	return startShared(url, size, label)(sum)
+func fetchSharedSum(url string, size int64, label string) ([]byte, string, error) {
+	return startShared(url, size, label, true)()
 }
 
-// startShared asks the page for url now, as fetchSharedSum does, and
-// returns what waits for the answer. The ask is posted before it returns:
-// one made in a goroutine is posted only when that goroutine runs, which
-// in WebAssembly is when every other goroutine waits.
-func startShared(url string, size int64, label string) func(sum bool) ([]byte, string, error) {
+// startShared asks the page for url now, as fetchShared does (and, with
+// sum, for its digest, as fetchSharedSum does), and returns what waits
+// for the answer. The ask is posted before it returns: one made in a
+// goroutine is posted only when that goroutine runs, which in
+// WebAssembly is when every other goroutine waits. The page hashes a
+// file only for a worker that asks for its digest: the 87 MB of a served
+// model.onnx, which no one checks (ortweb.go), took it 0.17 s.
+func startShared(url string, size int64, label string, sum bool) func() ([]byte, string, error) {
 	f := js.Global().Get("drevalFetchFile")
 	if f.Type() != js.TypeFunction {
-		return func(bool) ([]byte, string, error) {
+		return func() ([]byte, string, error) {
 			b, err := fetchBytes(url)
 			return b, "", err
 		}
 	}
-	asked := f.Invoke(url, size, label)
-	return func(sum bool) ([]byte, string, error) {
+	asked := f.Invoke(url, size, label, sum)
+	return func() ([]byte, string, error) {
 		a, err := await(asked)
 		if err != nil {
 			return nil, "", fmt.Errorf("fetching %s: %v", url, err)
@@ -222,7 +225,7 @@ func (a *app) ensureModel(name, e string) error {
 		url, size, label := modelfiles.URL(dir, f), m.Size(f), modelfiles.FileLabel(dir, f)
 		if sum := m.SHA256(f); unread && sum != "" && modelfiles.IsWeights(f) {
 			err := a.files.PutLazy(local, size, sum, func() ([]byte, string, error) {
-				b, got, err := fetchSharedSum(url, size, label, true)
+				b, got, err := fetchSharedSum(url, size, label)
 				if err != nil {
 					return nil, "", fmt.Errorf("model %s: %w", name, err)
 				}
@@ -238,7 +241,7 @@ func (a *app) ensureModel(name, e string) error {
 		wg.Go(func() {
 			// The loaders check the weights against their recorded
 			// digest with the browser's SHA-256 (memfs.FS.SHA256).
-			d.b, d.sum, d.err = fetchSharedSum(d.url, d.want, label, true)
+			d.b, d.sum, d.err = fetchSharedSum(d.url, d.want, label)
 		})
 	}
 	wg.Wait()

@@ -16,12 +16,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/dreval/dreval/dataset"
@@ -650,6 +653,66 @@ func TestORTWebPrefetch(t *testing.T) {
 	for _, p := range []string{"/models/minilm/model.onnx", "/ort/ort-wasm-simd-threaded.wasm"} {
 		if counts[p] != 1 {
 			t.Errorf("%s was requested %d times, want once for every worker", p, counts[p])
+		}
+	}
+}
+
+// TestPageHashesOnlyCheckedFiles: the page computes a file's SHA-256
+// (crypto.subtle.digest, recorded here by the length of each input) only
+// for a worker that checks it: a model's files, which the fingerprints
+// cover, are hashed, and neither the served model.onnx (87 MB) nor
+// onnxruntime-web's binary (14 MB), which no one checks, is hashed, on a
+// MiniLM run on onnxruntime-web.
+func TestPageHashesOnlyCheckedFiles(t *testing.T) {
+	site := ortSite(t)
+	var x modelfiles.Index
+	b, err := os.ReadFile(filepath.Join(site, "models", modelfiles.IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &x); err != nil {
+		t.Fatal(err)
+	}
+	m := x.Model("minilm")
+	if m == nil {
+		t.Fatal("the site's model index does not list minilm")
+	}
+	size := func(p string) int64 {
+		st, err := os.Stat(filepath.Join(site, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Size()
+	}
+	checked := m.Size("tokenizer.json")
+	unchecked := map[int64]string{
+		size("models/minilm/" + modelfiles.ONNX): "the served model.onnx",
+		size("ort/ort-wasm-simd-threaded.wasm"):  "onnxruntime-web's binary",
+	}
+	ctx, url := browser(t, 10*time.Minute, staticHost(site, true))
+	record := `(() => {
+  const digest = crypto.subtle.digest.bind(crypto.subtle);
+  self.drevalDigested = [];
+  crypto.subtle.digest = (alg, data) => { self.drevalDigested.push(data.byteLength); return digest(alg, data); };
+})();`
+	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: record})
+		return err
+	})); err != nil {
+		t.Fatal(err)
+	}
+	load(t, ctx, url)
+	_, status := runDemo(t, ctx, "minilm", "auto", 1)
+	if !strings.Contains(status, "ort-web wasm") {
+		t.Fatalf("status %q: want texts encoded on onnxruntime-web", status)
+	}
+	digested := eval[[]int64](t, ctx, `self.drevalDigested`)
+	if !slices.Contains(digested, checked) {
+		t.Errorf("no digest of minilm's tokenizer.json (%d bytes) among the page's digests %v: the fingerprints' files are to be hashed by the page", checked, digested)
+	}
+	for _, n := range digested {
+		if what, ok := unchecked[n]; ok {
+			t.Errorf("the page hashed %s (%d bytes), which no worker checks", what, n)
 		}
 	}
 }

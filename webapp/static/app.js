@@ -51,7 +51,7 @@ class Pool {
     // worker, the demo collection to the first, which runs the experiments.
     for (const [url, to] of [["models/index.json", this.workers], ["demo.zip", [this.workers[0]]]]) {
       loader.early(url).then((a) => {
-        if (a) for (const w of to) w.postMessage({ type: "file", url, data: a.data, sha256: a.sha256 });
+        if (a) for (const w of to) w.postMessage({ type: "file", url, data: a.data });
       });
     }
     // The settings first (they name the site's onnxruntime-web), then the
@@ -74,7 +74,7 @@ class Pool {
       (a) => w.postMessage(Object.assign({ type: "answer", rid: msg.rid }, a), transfer ? transfer(a) : []),
       (e) => w.postMessage({ type: "answer", rid: msg.rid, error: e.message }));
     // A shared file: cloned to each worker, transferred to the last.
-    if (msg.type === "fetch") reply(loader.file(msg.url, msg.size, msg.label, this.size), (a) => a.last ? [a.data] : []);
+    if (msg.type === "fetch") reply(loader.file(msg.url, msg.size, msg.label, this.size, msg.sum), (a) => a.last ? [a.data] : []);
     else reply(loader.derive(msg.key, msg.label, this.size));
   }
   fatal(message) {

@@ -210,29 +210,33 @@ const loader = (() => {
   }
 
   // entry starts fetching key's body for the workers: its promise gives
-  // {data, sha256}, the body and its SHA-256 hashed once here for every
-  // worker (the workers get exact copies of these bytes: the digest is
-  // theirs).
+  // {data}, and sum() the body's SHA-256, hashed here once for every
+  // worker that asks for it (the workers get exact copies of these bytes:
+  // the digest is theirs), and only then: a served model.onnx (87 MB),
+  // which no one checks, took 0.17 s to hash before its workers had it.
   function entry(key, size, label, left) {
-    const e = { promise: fetchCached(key, size, label).then(async (r) => ({ data: r.data, sha256: await sha256(r.data) })), left };
+    const e = { promise: fetchCached(key, size, label).then((r) => ({ data: r.data })), left, answered: Promise.resolve() };
+    let summed = null;
+    e.sum = () => summed || (summed = e.promise.then((a) => sha256(a.data)));
     files.set(key, e);
     e.promise.catch(() => files.delete(key));
     return e;
   }
 
   // file returns url's body for one of poolSize workers as {data, sha256,
-  // last}: fetched once, dropped from memory once every worker has it
-  // (later asks read Cache Storage). last is set for the last worker to
-  // ask: its copy may be transferred rather than cloned, since the page
-  // keeps nothing of it (every earlier ask's answer is settled first, all
-  // on the same promise).
+  // last} (sha256 "" unless withSum is set): fetched once, dropped from
+  // memory once every worker has it (later asks read Cache Storage). last
+  // is set for the last worker to ask: its copy may be transferred rather
+  // than cloned, since the page keeps nothing of it, and so it is settled
+  // after every earlier ask's answer (whose digest, if asked for, may
+  // settle later than the body).
   //
   // Not every worker asks for every file (the static model is opened by
   // the first worker alone, a model the server encodes too): a file the
   // other workers have not asked for within DROP_MS of the last ask is
   // dropped all the same.
   const DROP_MS = 30000;
-  function file(url, size, label, poolSize) {
+  function file(url, size, label, poolSize, withSum) {
     const key = abs(url);
     asked.add(key);
     const e = files.get(key) || entry(key, size, label || url, poolSize);
@@ -241,7 +245,10 @@ const loader = (() => {
     clearTimeout(e.drop);
     if (last) files.delete(key);
     else if (Number.isFinite(e.left)) e.drop = setTimeout(() => { if (files.get(key) === e) files.delete(key); }, DROP_MS); // keep's stay
-    return e.promise.then((a) => ({ data: a.data, sha256: a.sha256, last }));
+    const answer = Promise.all([e.promise, withSum ? e.sum() : "", last ? e.answered : null])
+      .then(([a, sum]) => ({ data: a.data, sha256: sum, last }));
+    e.answered = Promise.all([e.answered, answer.catch(() => {})]);
+    return answer;
   }
 
   // preload fetches the files the site's model index lists in "preload"
@@ -271,7 +278,7 @@ const loader = (() => {
     }).catch(() => {}); // no index: the workers fetch what they need
   }
 
-  // early returns the {data, sha256} of url when the page fetches it
+  // early returns the {data} of url when the page fetches it
   // unasked (preload's index, keep's files), else null; null too when
   // the fetch fails (the workers then ask, and get the error).
   function early(url) {

@@ -33,17 +33,17 @@ function ask(msg, transfer) {
     postMessage(Object.assign({ rid }, msg), transfer || []);
   });
 }
-self.drevalFetch = (url, size, label) => drevalFetchFile(url, size, label).then((a) => a.data);
-// drevalFetchFile is drevalFetch giving {data, sha256}: the body and its
-// hex SHA-256, computed once by the page ("" where it has no
-// crypto.subtle).
-self.drevalFetchFile = (url, size, label) => {
+self.drevalFetch = (url, size, label) => drevalFetchFile(url, size, label, false).then((a) => a.data);
+// drevalFetchFile is drevalFetch giving {data, sha256}: the body and,
+// when sum is set, its hex SHA-256, computed once by the page ("" where
+// it has no crypto.subtle, and for the files it sends unasked).
+self.drevalFetchFile = (url, size, label, sum) => {
   const p = pushed.get(url);
   if (p) {
     pushed.delete(url);
-    return Promise.resolve(p);
+    return Promise.resolve({ data: p.data, sha256: "" });
   }
-  return ask({ type: "fetch", url, size: size || 0, label: label || "" }).then((a) => ({ data: a.data, sha256: a.sha256 || "" }));
+  return ask({ type: "fetch", url, size: size || 0, label: label || "", sum: !!sum }).then((a) => ({ data: a.data, sha256: a.sha256 || "" }));
 };
 // pushed holds the files the page sent unasked ("file": the model index
 // and the demo collection, which it fetches first), by URL, until Go asks
@@ -93,7 +93,7 @@ onmessage = (e) => {
       self.drevalConfig = msg.config;
       return;
     case "file": // a file the page sends before it is asked for
-      pushed.set(msg.url, { data: msg.data, sha256: msg.sha256 || "" });
+      pushed.set(msg.url, { data: msg.data });
       return;
     case "answer": { // the page's answer to ask
       const p = asked.get(msg.rid);
