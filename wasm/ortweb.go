@@ -160,15 +160,18 @@ func (a *app) ortExternal(e string) *engine.External {
 			if l.err != nil {
 				return nil, l.err
 			}
-			graph, err := a.graph(s)
+			graph, optimized, err := a.graph(s)
 			if err != nil {
 				return nil, err
 			}
-			return l.rt.Open(graph)
+			return l.rt.Open(graph, optimized)
 		})
 		source := "its " + modelfiles.ONNX
-		if url, _, _ := a.servedGraphURL(s.Transformer.Name()); url != "" {
+		if url, _, _, optimized := a.servedGraphURL(s.Transformer.Name()); url != "" {
 			source = "the site's " + url
+			if optimized {
+				source += ", optimized offline by ONNX Runtime"
+			}
 		} else if ok, _ := s.Transformer.Exists(modelfiles.ONNX); !ok {
 			source = "the graph exported from " + s.Weights
 		}
@@ -180,16 +183,24 @@ func (a *app) ortExternal(e string) *engine.External {
 }
 
 // graph returns the ONNX graph onnxruntime-web runs for the settings' s
-// transformer, as a JavaScript Uint8Array: the model.onnx the site serves
-// beside a served model's weights (servedGraph), the folder's model.onnx,
+// transformer, as a JavaScript Uint8Array, and whether ONNX Runtime
+// optimized it offline: the model.onnx the site serves beside a served
+// model's weights (servedGraph), else builtGraph's.
+func (a *app) graph(s *encoder.Settings) (g js.Value, optimized bool, err error) {
+	if g, optimized, ok, err := a.servedGraph(s.Transformer.Name()); ok || err != nil {
+		return g, optimized, err
+	}
+	g, err = a.builtGraph(s)
+	return g, false, err
+}
+
+// builtGraph returns the graph of the settings' s transformer, which the
+// site does not serve: the folder's model.onnx,
 // or the graph exported from its weights, which one worker builds and the
 // page hands to the others (and keeps in Cache Storage, keyed by the
 // weights' SHA-256 and the app's build).
-func (a *app) graph(s *encoder.Settings) (js.Value, error) {
+func (a *app) builtGraph(s *encoder.Settings) (js.Value, error) {
 	t := s.Transformer
-	if g, ok, err := a.servedGraph(t.Name()); ok || err != nil {
-		return g, err
-	}
 	if ok, _ := t.Exists(modelfiles.ONNX); ok {
 		g, err := ortweb.BuildGraph(s, "")
 		if err != nil {
@@ -240,17 +251,18 @@ func (a *app) graph(s *encoder.Settings) (js.Value, error) {
 // the native ort engine runs), fetched once for every worker straight
 // into JavaScript memory (Cache Storage keeps it), so that no worker
 // builds it from the weights; ok is false where the site serves none.
-func (a *app) servedGraph(dir string) (g js.Value, ok bool, err error) {
-	url, size, name := a.servedGraphURL(dir)
+func (a *app) servedGraph(dir string) (g js.Value, optimized, ok bool, err error) {
+	url, size, name, optimized := a.servedGraphURL(dir)
 	f := js.Global().Get("drevalFetch")
 	if url == "" || f.Type() != js.TypeFunction {
-		return js.Value{}, false, nil
+		return js.Value{}, false, false, nil
 	}
 	if p := takeGraphFetch(url); p != nil {
 		<-p.done
-		return p.g, true, p.err
+		return p.g, optimized, true, p.err
 	}
-	return fetchGraph(f, url, size, name)
+	g, ok, err = fetchGraph(f, url, size, name)
+	return g, optimized, ok, err
 }
 
 // fetchGraph fetches the served model.onnx at url (size bytes, of model
@@ -313,7 +325,7 @@ func (a *app) prefetchORT(name, e string) {
 	if ortServed(ep) != "" || f.Type() != js.TypeFunction {
 		return
 	}
-	url, size, model := a.servedGraphURL(path.Join(modelsDir, name))
+	url, size, model, _ := a.servedGraphURL(path.Join(modelsDir, name))
 	if url == "" {
 		return
 	}
@@ -336,22 +348,23 @@ func (a *app) prefetchORT(name, e string) {
 }
 
 // servedGraphURL returns the URL and size of the model.onnx the site
-// serves for the served model in dir, and the model's name; url is ""
-// where it serves none.
-func (a *app) servedGraphURL(dir string) (url string, size int64, name string) {
+// serves for the served model in dir, the model's name and whether the
+// site's index says ONNX Runtime optimized the graph offline
+// (modelfiles.File.Optimized); url is "" where it serves none.
+func (a *app) servedGraphURL(dir string) (url string, size int64, name string, optimized bool) {
 	name, found := strings.CutPrefix(dir, modelsDir+"/")
 	if !found || isUpload(name) || strings.Contains(name, "/") {
-		return "", 0, ""
+		return "", 0, "", false
 	}
 	x, err := a.index()
 	if err != nil {
-		return "", 0, ""
+		return "", 0, "", false
 	}
 	m := x.Model(name)
 	if m == nil || !m.Has(modelfiles.ONNX) {
-		return "", 0, ""
+		return "", 0, "", false
 	}
-	return modelfiles.URL(name, modelfiles.ONNX), m.Size(modelfiles.ONNX), name
+	return modelfiles.URL(name, modelfiles.ONNX), m.Size(modelfiles.ONNX), name, m.Optimized(modelfiles.ONNX) != ""
 }
 
 // engineLabel says in a few words what computed a model's vectors in

@@ -19,6 +19,8 @@ import (
 	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/modelfiles"
+	"github.com/dreval/dreval/encoder/onnx"
+	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/retrieval"
@@ -373,5 +375,72 @@ func TestServeDemoCache(t *testing.T) {
 	_, err = newServeModels(models, "go", "", cache).demo(context.Background(), "static")
 	if err == nil || !strings.Contains(err.Error(), "tokenizer fingerprint mismatch") {
 		t.Errorf("a cache entry of another tokenizer: %v, want a fingerprint mismatch", err)
+	}
+}
+
+// TestSiteGraph: "dreval site" writes a model's model.onnx as ONNX
+// Runtime optimizes it offline, marked so in the index (the page opens it
+// with its own optimizations off); without ONNX Runtime it copies the
+// graph as it is, unmarked, and says why.
+func TestSiteGraph(t *testing.T) {
+	src := filepath.Join(sharedtest.ModelDir(t, "minilm"), modelfiles.ONNX)
+	orig, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatalf("%v (make setup exports it)", err)
+	}
+	// Without ONNX Runtime: copied.
+	var notes []string
+	note := func(s string) { notes = append(notes, s) }
+	var st siteStats
+	dst := filepath.Join(t.TempDir(), "models", "minilm", modelfiles.ONNX)
+	opt, err := writeGraph(src, dst, "/nonexistent/libonnxruntime.so.1", note, &st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(dst); err != nil || opt || !bytes.Equal(b, orig) || st.files != 1 || st.bytes != int64(len(orig)) {
+		t.Errorf("without ONNX Runtime: optimized %v, %d bytes (%v), stats %+v; want the graph copied", opt, len(b), err, st)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], src+" copied as it is, not optimized for onnxruntime-web: ") {
+		t.Errorf("notes %q: want one saying why the graph was copied", notes)
+	}
+
+	if !cgoORT() {
+		t.Skip("built without cgo: no ONNX Runtime engine")
+	}
+	lib := defaultORTLib()
+	if _, err := os.Stat(lib); err != nil {
+		if sharedtest.InCI() {
+			t.Fatalf("ONNX Runtime library %s is absent; run make setup", lib)
+		}
+		t.Skipf("ONNX Runtime library %s is absent; run make setup", lib)
+	}
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, "", "site", "-out", out, "-app=false", "-model", "minilm", "-cache", t.TempDir(), "-ort-lib", lib)
+	if code != 0 {
+		t.Fatalf("site: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "models", "minilm", modelfiles.ONNX))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := onnx.Decode(b)
+	if err != nil {
+		t.Fatalf("the site's graph: %v", err)
+	}
+	if _, ok := g.Opsets["com.microsoft"]; !ok || bytes.Equal(b, orig) {
+		t.Errorf("the site's model.onnx imports %v (%d bytes, the original %d): not ONNX Runtime's optimized graph", g.Opsets, len(b), len(orig))
+	}
+	var x modelfiles.Index
+	if b, err := os.ReadFile(filepath.Join(out, "models", modelfiles.IndexFile)); err != nil {
+		t.Fatal(err)
+	} else if err := json.Unmarshal(b, &x); err != nil {
+		t.Fatal(err)
+	}
+	m := x.Model("minilm")
+	if m == nil || m.Optimized(modelfiles.ONNX) != ort.OptimizedLevel || m.Size(modelfiles.ONNX) != int64(len(b)) {
+		t.Errorf("models/index.json lists minilm as %+v: want model.onnx of %d bytes marked optimized %q", m, len(b), ort.OptimizedLevel)
+	}
+	if strings.Contains(stderr, "copied as it is") {
+		t.Errorf("site: %s", stderr)
 	}
 }

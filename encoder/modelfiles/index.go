@@ -104,10 +104,16 @@ type Model struct {
 // (SetDigests), its hex SHA-256. With it the browser app fetches a
 // model's weights only when its engine reads them (onnxruntime-web runs
 // the model.onnx served beside them), and checks the bytes against it.
+//
+// Optimized, for an ONNX graph, is the level at which ONNX Runtime
+// optimized it offline ("extended": "dreval site" writes the served
+// model.onnx so, ort.Optimize): a session opens it with its own graph
+// optimizations off, sooner, for the same products.
 type File struct {
-	Path   string `json:"path"`
-	Size   int64  `json:"size"`
-	SHA256 string `json:"sha256,omitempty"`
+	Path      string `json:"path"`
+	Size      int64  `json:"size"`
+	SHA256    string `json:"sha256,omitempty"`
+	Optimized string `json:"optimized,omitempty"`
 }
 
 // IsWeights reports whether file (a path in a model directory) holds
@@ -181,22 +187,47 @@ func (m *Model) Has(file string) bool { return slices.Contains(m.Paths(), file) 
 
 // SHA256 returns the hex SHA-256 the index records for m's file, or "".
 func (m *Model) SHA256(file string) string {
-	for _, f := range m.Files {
-		if f.Path == file {
-			return f.SHA256
-		}
+	if f := m.file(file); f != nil {
+		return f.SHA256
 	}
 	return ""
 }
 
 // Size returns the size of m's file, or -1 when it has none.
 func (m *Model) Size(file string) int64 {
-	for _, f := range m.Files {
-		if f.Path == file {
-			return f.Size
-		}
+	if f := m.file(file); f != nil {
+		return f.Size
 	}
 	return -1
+}
+
+// Optimized returns the level at which ONNX Runtime optimized m's graph
+// file offline (File.Optimized), or "".
+func (m *Model) Optimized(file string) string {
+	if f := m.file(file); f != nil {
+		return f.Optimized
+	}
+	return ""
+}
+
+// SetOptimized records that m's graph file was optimized offline by ONNX
+// Runtime at level; false when m has no such file.
+func (m *Model) SetOptimized(file, level string) bool {
+	f := m.file(file)
+	if f == nil {
+		return false
+	}
+	f.Optimized = level
+	return true
+}
+
+func (m *Model) file(path string) *File {
+	for i := range m.Files {
+		if m.Files[i].Path == path {
+			return &m.Files[i]
+		}
+	}
+	return nil
 }
 
 // ValidName reports whether name can name a model directory: one path

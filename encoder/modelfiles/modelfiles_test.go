@@ -75,6 +75,11 @@ func TestIndexFS(t *testing.T) {
 	if m := x.Model("minilm"); m == nil || !m.Has("config.json") || m.Size("model.fp16.safetensors") != 10 || m.Size("x") != -1 {
 		t.Errorf("model lookups on %+v", m)
 	}
+	// The graph-optimization mark, on a file the model has only.
+	if m := x.Model("minilm"); m.SetOptimized("model.onnx", "extended") || !m.SetOptimized("config.json", "extended") || m.Optimized("config.json") != "extended" || m.Optimized("model.fp16.safetensors") != "" || m.Optimized("x") != "" {
+		t.Errorf("optimization marks on %+v", m.Files)
+	}
+	x.Model("minilm").SetOptimized("config.json", "")
 	// Digests: of the weights only, as FileSHA256 computes them.
 	var asked []string
 	err = x.SetDigests(fsys, func(fsys fs.FS, name string) (string, error) {

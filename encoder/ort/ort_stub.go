@@ -73,3 +73,6 @@ func (e *Embedder) Threads() int { return 0 }
 
 // Close does nothing.
 func (e *Embedder) Close() error { return nil }
+
+// Optimize returns ErrNotCompiled: this build has no ONNX Runtime engine.
+func Optimize(onnxPath, outPath, libPath string) error { return ErrNotCompiled }

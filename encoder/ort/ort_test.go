@@ -378,3 +378,54 @@ func TestDefaultLibPath(t *testing.T) {
 		t.Errorf("DefaultLibPath = %q, want %q", got, want)
 	}
 }
+
+// TestOptimize: the graph Optimize writes carries ONNX Runtime's fused
+// operators (the com.microsoft domain) and gives the embeddings of the
+// graph it was made from; a file that is not a graph is refused, naming
+// it.
+func TestOptimize(t *testing.T) {
+	lib := libPath(t)
+	m := miniLM(t)
+	out := filepath.Join(t.TempDir(), "optimized.onnx")
+	if err := Optimize(m.onnx, out, lib); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := onnx.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := g.Opsets["com.microsoft"]; !ok {
+		t.Errorf("the optimized graph imports %v: no com.microsoft operators, so nothing was fused", g.Opsets)
+	}
+	ids := [][]int32{{101, 2023, 2003, 2019, 2742, 6251, 102}, {101, 7592, 102}, {101, 1996, 4248, 2829, 4419, 14523, 2058, 1996, 13971, 3899, 1012, 102}}
+	embed := func(path string) [][]float32 {
+		e, err := Open(path, lib, Options{Threads: 1, Config: &m.cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		v, err := e.EmbedIDs(ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	want, got := embed(m.onnx), embed(out)
+	for i := range want {
+		if c := cosine(want[i], got[i]); c < 0.999999 {
+			t.Errorf("sequence %d: cosine %.8f between the optimized graph's embedding and the original's, want >= 0.999999", i, c)
+		}
+	}
+
+	bad := filepath.Join(t.TempDir(), "not.onnx")
+	if err := os.WriteFile(bad, []byte("not a graph"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Optimize(bad, filepath.Join(t.TempDir(), "x.onnx"), lib); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("Optimize of a file that is no graph: %v, want an error naming %s", err, bad)
+	}
+}

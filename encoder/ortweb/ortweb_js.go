@@ -89,11 +89,18 @@ func (s *Session) Busy() time.Duration {
 
 // Open creates a session from model, the bytes of an ONNX file (a
 // Uint8Array or an ArrayBuffer), and checks its inputs and outputs
-// (NewPlan).
-func (rt *Runtime) Open(model js.Value) (*Session, error) {
+// (NewPlan). The session optimizes the graph as it opens ("all"), unless
+// ONNX Runtime optimized it offline (optimized: ort.Optimize, which
+// "dreval site" applies to the graph it serves): then it opens the graph
+// as it is, sooner, for the same products.
+func (rt *Runtime) Open(model js.Value, optimized bool) (*Session, error) {
+	level := "all"
+	if optimized {
+		level = "disabled"
+	}
 	opts := map[string]any{
 		"executionProviders":     []any{rt.EP},
-		"graphOptimizationLevel": "all",
+		"graphOptimizationLevel": level,
 		"logSeverityLevel":       3,
 	}
 	s, err := await(rt.ort.Get("InferenceSession").Call("create", model, opts))

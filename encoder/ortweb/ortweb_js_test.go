@@ -90,7 +90,7 @@ func embedBoth(t *testing.T, rt *ortweb.Runtime, dir string, texts []string) (we
 		if err != nil {
 			return nil, err
 		}
-		return rt.Open(g.JS())
+		return rt.Open(g.JS(), false)
 	})
 	if emb.Dim() != goEnc.Dim() || emb.VocabSize() != s.Config.VocabSize {
 		t.Fatalf("dims %d (go %d), vocab %d", emb.Dim(), goEnc.Dim(), emb.VocabSize())
@@ -192,7 +192,7 @@ func TestEmbedIDsErrors(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return rt.Open(g.JS())
+		return rt.Open(g.JS(), false)
 	})
 	long := make([]int32, s.Config.MaxTokens()+1)
 	for _, tc := range []struct {
@@ -207,7 +207,7 @@ func TestEmbedIDsErrors(t *testing.T) {
 			t.Errorf("error %v, want %q", err, tc.want)
 		}
 	}
-	if _, err := rt.Open(js.Global().Get("Uint8Array").New(10)); err == nil {
+	if _, err := rt.Open(js.Global().Get("Uint8Array").New(10), false); err == nil {
 		t.Error("ten zero bytes opened as a graph")
 	}
 }

@@ -307,6 +307,14 @@ func TestORTWebDemoMatchesNativeORT(t *testing.T) {
 			t.Errorf("engine note %q does not say %q", note, want)
 		}
 	}
+	// The site's model.onnx is ONNX Runtime's offline optimization
+	// ("dreval site": ort.Optimize), which the page opens as it is, and
+	// says so while the model opens.
+	if tl := eval[[]string](t, ctx, `self.drevalTimeline`); !slices.ContainsFunc(tl, func(s string) bool {
+		return strings.Contains(s, "the site's models/minilm/model.onnx, optimized offline by ONNX Runtime")
+	}) {
+		t.Errorf("the page's status lines %q never say it runs the site's model.onnx optimized offline", tl)
+	}
 	// onnxruntime-web runs the site's model.onnx: the weights beside it,
 	// which the fingerprint takes from the index's SHA-256, are not
 	// downloaded (43 MB of float16).
