@@ -287,18 +287,19 @@ func BenchmarkBrowserSliderAfterSweep(b *testing.B) {
 	b.Logf("model %s", model)
 }
 
-// rawORTWebSession is a JavaScript function of the site's base URL that
-// times one onnxruntime-web session, as a page that uses onnxruntime-web
-// alone would, with ort.wasm.min.js loaded: one thread, the installed
-// MiniLM's model.onnx (served as bench/model.onnx: the site ships the
-// weights, from which the page builds the same graph), batches of 16 x 32
-// tokens, for about 8 s after a warm-up run. It answers texts/s.
-const rawORTWebSession = `async (base) => {
+// rawORTWebSession is a JavaScript function of the site's base URL and
+// a sequence length L that times one onnxruntime-web session, as a page
+// that uses onnxruntime-web alone would, with ort.wasm.min.js loaded:
+// one thread, the installed MiniLM's model.onnx (served as
+// bench/model.onnx: the site ships the weights, from which the page
+// builds the same graph), batches of 16 x L tokens, for about 8 s (and
+// at least 64 texts) after a warm-up run. It answers texts/s.
+const rawORTWebSession = `async (base, L) => {
   ort.env.wasm.numThreads = 1;
   ort.env.wasm.wasmPaths = base + "ort/";
   const model = new Uint8Array(await (await fetch(base + "bench/model.onnx")).arrayBuffer());
   const sess = await ort.InferenceSession.create(model, {executionProviders: ["wasm"]});
-  const B = 16, L = 32;
+  const B = 16;
   const ids = new BigInt64Array(B * L), mask = new BigInt64Array(B * L).fill(1n), types = new BigInt64Array(B * L);
   for (let i = 0; i < B * L; i++) ids[i] = BigInt(i % L === 0 ? 101 : i % L === L - 1 ? 102 : 1996 + (i % L));
   const feeds = {};
@@ -312,19 +313,20 @@ const rawORTWebSession = `async (base) => {
   return perSecond;
 }`
 
-// rawORTWeb runs rawORTWebSession in the page's main thread.
+// rawORTWeb runs rawORTWebSession in the page's main thread, at the
+// length self.drevalBenchTokens.
 const rawORTWeb = `(async () => {
   await new Promise((resolve, reject) => { const s = document.createElement("script"); s.src = "ort/ort.wasm.min.js"; s.onload = resolve; s.onerror = () => reject(new Error("ort/ort.wasm.min.js")); document.head.appendChild(s); });
-  return await (` + rawORTWebSession + `)(new URL(".", location.href).href);
+  return await (` + rawORTWebSession + `)(new URL(".", location.href).href, self.drevalBenchTokens);
 })()`
 
 // rawORTWebWorker runs rawORTWebSession in a dedicated Web Worker of its
 // own (no Go, no app): what one session does on a worker's thread, which
 // the page's workers are, against the page's main thread.
 const rawORTWebWorker = `(async () => {
-  const base = new URL(".", location.href).href;
+  const base = new URL(".", location.href).href, L = self.drevalBenchTokens;
   const session = ` + "`" + rawORTWebSession + "`" + `;
-  const body = "self.onmessage = async () => { try { importScripts(" + JSON.stringify(base + "ort/ort.wasm.min.js") + "); const r = await (" + session + ")(" + JSON.stringify(base) + "); postMessage({ok: r}); } catch (e) { postMessage({error: String(e && e.message || e)}); } };";
+  const body = "self.onmessage = async () => { try { importScripts(" + JSON.stringify(base + "ort/ort.wasm.min.js") + "); const r = await (" + session + ")(" + JSON.stringify(base) + ", " + L + "); postMessage({ok: r}); } catch (e) { postMessage({error: String(e && e.message || e)}); } };";
   const w = new Worker(URL.createObjectURL(new Blob([body], {type: "text/javascript"})));
   const ans = await new Promise((resolve) => { w.onmessage = (e) => resolve(e.data); w.postMessage(0); });
   w.terminate();
@@ -334,7 +336,8 @@ const rawORTWebWorker = `(async () => {
 
 // BenchmarkORTWebPage compares, in one headless Chromium on a site
 // served with COOP/COEP (as "dreval site" asks of a host, and "dreval
-// serve" does), MiniLM at 32 tokens: one raw onnxruntime-web session
+// serve" does), MiniLM at 32 tokens ($DREVAL_BENCH_TOKENS others, such
+// as 256, Cranfield's abstracts' length): one raw onnxruntime-web session
 // (rawORTWeb: one thread, batches of 16), one of the page's workers on
 // onnxruntime-web (batches of 16, like the raw session), and all the
 // page's workers together (each batch of 16 per worker split between
@@ -342,10 +345,21 @@ const rawORTWebWorker = `(async () => {
 // Reported: texts/s of each, and the page's and a worker's ratios to the
 // raw session; worker-in-session-texts/s counts only the time the
 // worker's session spends in its runs (the rest is Go's: feeds, copies,
-// the head).
+// the head). A worker embeds 8,192 tokens' worth of texts (256 at 32
+// tokens), each page worker as many.
 //
 //	go test ./ui/e2e -run '^$' -bench ORTWebPage -benchtime 1x
+//	DREVAL_BENCH_TOKENS=256 go test ./ui/e2e -run '^$' -bench ORTWebPage -benchtime 1x
 func BenchmarkORTWebPage(b *testing.B) {
+	tokens := 32
+	if v := os.Getenv("DREVAL_BENCH_TOKENS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 2 || n > 512 {
+			b.Fatalf("DREVAL_BENCH_TOKENS=%q: want a sequence length from 2 to 512 (MiniLM's positions)", v)
+		}
+		tokens = n
+	}
+	texts := max(64, 8192/tokens/16*16)
 	onnx := filepath.Join(sharedtest.ModelDir(b, "minilm"), "model.onnx")
 	mux := http.NewServeMux()
 	mux.Handle("/", staticHost(ortSite(b), true))
@@ -358,6 +372,7 @@ func BenchmarkORTWebPage(b *testing.B) {
 	ctx, url := browser(b, 20*time.Minute, mux)
 	load(b, ctx, url)
 	workers := eval[int](b, ctx, `state.pool.size`)
+	eval[bool](b, ctx, fmt.Sprintf(`(() => { self.drevalBenchTokens = %d; return true; })()`, tokens))
 	var raw, rawWorker, one, inSession, all float64
 	var label string
 	for b.Loop() {
@@ -372,17 +387,17 @@ func BenchmarkORTWebPage(b *testing.B) {
 		}
 		rawWorker += rw
 		w, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]any](
-			`state.pool.request({type: "bench", model: "minilm", engine: "ort-web", n: 256, tokens: 32, batch: 16}).then((a) => ({perSecond: a.perSecond, engine: a.engine, session: a.sessionSeconds}))`,
+			fmt.Sprintf(`state.pool.request({type: "bench", model: "minilm", engine: "ort-web", n: %d, tokens: %d, batch: 16}).then((a) => ({perSecond: a.perSecond, engine: a.engine, session: a.sessionSeconds}))`, texts, tokens),
 			chromedp.EvalAwaitPromise))
 		if err != nil {
 			b.Fatal(err)
 		}
 		one += w["perSecond"].(float64)
 		if sec, ok := w["session"].(float64); ok && sec > 0 {
-			inSession += 256 / sec
+			inSession += float64(texts) / sec
 		}
 		p, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]any](
-			`state.pool.request({type: "bench", model: "minilm", engine: "ort-web", n: 256 * state.pool.size, tokens: 32, batch: 16, all: true}).then((a) => ({perSecond: a.perSecond, engine: a.engine}))`,
+			fmt.Sprintf(`state.pool.request({type: "bench", model: "minilm", engine: "ort-web", n: %d * state.pool.size, tokens: %d, batch: 16, all: true}).then((a) => ({perSecond: a.perSecond, engine: a.engine}))`, texts, tokens),
 			chromedp.EvalAwaitPromise))
 		if err != nil {
 			b.Fatal(err)
