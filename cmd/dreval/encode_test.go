@@ -172,16 +172,7 @@ func TestEncodeEngineSelection(t *testing.T) {
 		t.Errorf("-engine auto without the library: exit %d:\n%s", code, errOut)
 	}
 
-	if !cgoORT() {
-		t.Skip("built without cgo: no ONNX Runtime engine")
-	}
-	lib := defaultORTLib()
-	if _, err := os.Stat(lib); err != nil {
-		if sharedtest.InCI() {
-			t.Fatalf("ONNX Runtime library %s is absent; run make setup", lib)
-		}
-		t.Skipf("ONNX Runtime library %s is absent; run make setup", lib)
-	}
+	lib := ortLibOrSkip(t)
 	code, errOut, _ = encode("ort", lib)
 	if code != 1 || !strings.Contains(errOut, "no ONNX graph model.onnx or onnx/model.onnx (ONNX graphs in the folder: none); write model.onnx with \"dreval model export-onnx -model ") {
 		t.Errorf("-engine ort without model.onnx: exit %d, %q", code, errOut)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/dreval/dreval/encoder"
-	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/encoder/static"
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/internal/sharedtest"
@@ -133,16 +131,7 @@ func TestModelDistillTinyModel(t *testing.T) {
 	}
 
 	// ONNX Runtime gives the same table up to float rounding.
-	if errors.Is(ort.Available(""), ort.ErrNotCompiled) {
-		t.Skip("built without cgo: no ONNX Runtime engine")
-	}
-	lib := defaultORTLib()
-	if _, err := os.Stat(lib); err != nil {
-		if sharedtest.InCI() {
-			t.Fatalf("ONNX Runtime library %s is absent; run make setup", lib)
-		}
-		t.Skipf("ONNX Runtime library %s is absent", lib)
-	}
+	lib := ortLibOrSkip(t)
 	if code, _, errOut := runCLI(t, "", "model", "export-onnx", "-model", src); code != 0 {
 		t.Fatalf("export-onnx: exit %d: %s", code, errOut)
 	}

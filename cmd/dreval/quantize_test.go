@@ -107,16 +107,7 @@ func TestQuantizedMiniLM(t *testing.T) {
 		t.Errorf("quantizing an int8 graph: exit %d, %q", code, errOut)
 	}
 
-	if !cgoORT() {
-		t.Skip("built without cgo: no ONNX Runtime engine")
-	}
-	lib := defaultORTLib()
-	if _, err := os.Stat(lib); err != nil {
-		if sharedtest.InCI() {
-			t.Fatalf("ONNX Runtime library %s is absent; run make setup", lib)
-		}
-		t.Skipf("ONNX Runtime library %s is absent; run make setup", lib)
-	}
+	lib := ortLibOrSkip(t)
 	encode := func(engine, onnxFile string) (int, string, *retrieval.Matrix) {
 		t.Helper()
 		out := filepath.Join(dir, engine+onnxFile+".npy")

@@ -404,16 +404,7 @@ func TestSiteGraph(t *testing.T) {
 		t.Errorf("notes %q: want one saying why the graph was copied", notes)
 	}
 
-	if !cgoORT() {
-		t.Skip("built without cgo: no ONNX Runtime engine")
-	}
-	lib := defaultORTLib()
-	if _, err := os.Stat(lib); err != nil {
-		if sharedtest.InCI() {
-			t.Fatalf("ONNX Runtime library %s is absent; run make setup", lib)
-		}
-		t.Skipf("ONNX Runtime library %s is absent; run make setup", lib)
-	}
+	lib := ortLibOrSkip(t)
 	out := t.TempDir()
 	code, _, stderr := runCLI(t, "", "site", "-out", out, "-app=false", "-model", "minilm", "-cache", t.TempDir(), "-ort-lib", lib)
 	if code != 0 {
