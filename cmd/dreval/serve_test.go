@@ -316,10 +316,15 @@ func TestSite(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("site: exit %d: %s", code, stderr)
 	}
-	for _, f := range []string{"index.html", "app.wasm", "app.wasm.gz", "wasm_exec.js"} {
+	for _, f := range []string{"index.html", "app.wasm.gz", "wasm_exec.js"} {
 		if _, err := os.Stat(filepath.Join(full, f)); err != nil {
 			t.Error(err)
 		}
+	}
+	// The page loads the app as app.wasm.gz on any host: no 10 MB
+	// app.wasm beside it that it never loads.
+	if _, err := os.Stat(filepath.Join(full, "app.wasm")); err == nil {
+		t.Error("the site has app.wasm, which the page never loads (it fetches app.wasm.gz)")
 	}
 }
 

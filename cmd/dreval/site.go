@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -33,7 +30,7 @@ func init() {
 const siteUsage = `-out DIR [-models DIR] [-model minilm,...] [flags]
 
 Writes a self-contained static site: the browser app built into this binary
-(index.html and its files, app.wasm and app.wasm.gz, wasm_exec.js), the files
+(index.html and its files, app.wasm.gz, wasm_exec.js), the files
 of each -model (models/NAME/config.json, tokenizer.json and weights), the
 demo corpus embedded by each model (data/demo/NAME.npy and NAME.json, read
 from the "dreval eval" cache or encoded here) and its queries' clean vectors
@@ -159,9 +156,11 @@ func (s *siteStats) write(p string, b []byte) error {
 	return nil
 }
 
-// writeApp copies the app's files to out, adds app.wasm decompressed
-// beside app.wasm.gz, and adds wasm_exec.js from the Go installation when
-// the app does not carry it.
+// writeApp copies the app's files to out and adds wasm_exec.js from the
+// Go installation when the app does not carry it. The app goes as
+// app.wasm.gz alone, which the page fetches and decompresses on any host
+// (loader.js): an app.wasm beside it, 10 MB the page never loads, is not
+// written.
 func writeApp(out string, app fs.FS, st *siteStats) error {
 	err := fs.WalkDir(app, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -171,21 +170,7 @@ func writeApp(out string, app fs.FS, st *siteStats) error {
 		if err != nil {
 			return err
 		}
-		if err := st.write(filepath.Join(out, filepath.FromSlash(p)), b); err != nil {
-			return err
-		}
-		if p == webapp.WasmName {
-			zr, err := gzip.NewReader(bytes.NewReader(b))
-			if err != nil {
-				return fmt.Errorf("the embedded %s: %w", p, err)
-			}
-			raw, err := io.ReadAll(zr)
-			if err != nil {
-				return fmt.Errorf("the embedded %s: %w", p, err)
-			}
-			return st.write(filepath.Join(out, strings.TrimSuffix(p, ".gz")), raw)
-		}
-		return nil
+		return st.write(filepath.Join(out, filepath.FromSlash(p)), b)
 	})
 	if err != nil {
 		return err

@@ -37,7 +37,7 @@ func buildSite(t testing.TB) string {
 	} else {
 		t.Logf("dreval site: %s", b)
 	}
-	for _, f := range []string{"index.html", "app.js", "worker.js", "wasm_exec.js", "app.wasm", "app.wasm.gz", "demo.zip",
+	for _, f := range []string{"index.html", "app.js", "worker.js", "wasm_exec.js", "app.wasm.gz", "demo.zip",
 		"models/static/config.json", "models/static/tokenizer.json", "data/demo/static.npy", "data/demo/static.json"} {
 		if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(f))); err != nil {
 			t.Errorf("the site lacks %s: %v", f, err)
