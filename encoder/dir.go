@@ -3,6 +3,7 @@ package encoder
 import (
 	"errors"
 	"fmt"
+	"github.com/dreval/dreval/encoder/modelfiles"
 	"io"
 	"io/fs"
 	"os"
@@ -109,6 +110,24 @@ func (d Dir) KnownSHA256(file string) (string, bool) {
 		return "", false
 	}
 	return k.SHA256(path.Join(d.dir, file))
+}
+
+// SHA256 returns the hex SHA-256 of file's contents: KnownSHA256's where
+// the directory's file system knows it, else hashed as
+// modelfiles.FileSHA256 hashes a file.
+func (d Dir) SHA256(file string) (string, error) {
+	if sum, ok := d.KnownSHA256(file); ok {
+		return sum, nil
+	}
+	sum, err := modelfiles.FileSHA256(d.fsys, path.Join(d.dir, file))
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &pe):
+		return "", d.named(file, err)
+	case err != nil: // reading
+		return "", fmt.Errorf("%s: %w", d.Path(file), err)
+	}
+	return sum, nil
 }
 
 // Exists reports whether file is in the directory; an error other than

@@ -134,3 +134,42 @@ func tinyModelDir(t *testing.T) string {
 	writeFiles(t, dir, map[string][]byte{"1_Pooling/config.json": []byte(`{"pooling_mode_cls_token": true}`)})
 	return dir
 }
+
+// knownFS is a file system that knows one file's digest without reading
+// it, as the browser app's in-memory files do.
+type knownFS struct {
+	fstest.MapFS
+	sums map[string]string
+}
+
+func (k knownFS) SHA256(name string) (string, bool) { s, ok := k.sums[name]; return s, ok }
+
+// TestDirSHA256: a file's digest is the one its file system knows, else
+// its contents' (hashed); a missing file's error names it as the
+// directory does.
+func TestDirSHA256(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "w.bin"), []byte("abc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" // SHA-256("abc")
+	known := knownFS{fstest.MapFS{"m/w.bin": {Data: []byte("abc")}, "m/x.bin": {Data: []byte("abc")}}, map[string]string{"m/w.bin": "feed"}}
+	for _, tc := range []struct {
+		name string
+		d    Dir
+		file string
+		want string
+	}{
+		{"on disk, hashed", OSDir(dir), "w.bin", abc},
+		{"known to the file system", FSDir(known, "m"), "w.bin", "feed"},
+		{"not known, hashed", FSDir(known, "m"), "x.bin", abc},
+	} {
+		if got, err := tc.d.SHA256(tc.file); err != nil || got != tc.want {
+			t.Errorf("%s: SHA256 = %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+	}
+	_, err := OSDir(dir).SHA256("missing.bin")
+	if want := filepath.Join(dir, "missing.bin"); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("missing file: %v, want an error naming %s", err, want)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -343,26 +342,16 @@ func openTower(name string, d encoder.Dir, e *encoder.Encoder, info engine.Info,
 // fileDigest returns the hex SHA-256 over the named files of d: each
 // file's base name and the hex SHA-256 of its contents. A digest the
 // directory's file system already knows is used as it is
-// (encoder.Dir.KnownSHA256: the browser's files carry the browser's
+// (encoder.Dir.SHA256, KnownSHA256: the browser's files carry the browser's
 // native SHA-256 of a download), so the page does not hash a model's
 // weights again in Go (half a second for 30 MB under js/wasm); both ways
 // give the same fingerprint.
 func fileDigest(d encoder.Dir, files ...string) (string, error) {
 	h := sha256.New()
 	for _, name := range files {
-		sum, ok := d.KnownSHA256(name)
-		if !ok {
-			f, err := d.Open(name)
-			if err != nil {
-				return "", err
-			}
-			fh := sha256.New()
-			_, err = io.Copy(fh, f)
-			f.Close()
-			if err != nil {
-				return "", fmt.Errorf("%s: %w", d.Path(name), err)
-			}
-			sum = hex.EncodeToString(fh.Sum(nil))
+		sum, err := d.SHA256(name)
+		if err != nil {
+			return "", err
 		}
 		writeField(h, path.Base(name))
 		writeField(h, sum)

@@ -3,11 +3,8 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"path"
 	"strings"
 	"sync"
@@ -208,17 +205,11 @@ func (a *app) builtGraph(s *encoder.Settings) (js.Value, error) {
 		}
 		return g.JS(), nil
 	}
-	f, err := t.Open(s.Weights)
+	sum, err := t.SHA256(s.Weights)
 	if err != nil {
 		return js.Value{}, err
 	}
-	h := sha256.New()
-	_, err = io.Copy(h, f)
-	f.Close()
-	if err != nil {
-		return js.Value{}, err
-	}
-	key := "graph-" + hex.EncodeToString(h.Sum(nil))[:32]
+	key := "graph-" + sum[:32]
 	label := "the ONNX graph of " + strings.TrimPrefix(path.Join(t.Name()), modelsDir+"/")
 	derive := js.Global().Get("drevalDerive")
 	if derive.Type() == js.TypeFunction {

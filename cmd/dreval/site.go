@@ -98,14 +98,16 @@ func runSite(env *cliEnv, args []string) error {
 	}
 	sm := newServeModels(*models, eng, *ortLib, *cacheDir)
 	sm.note = func(msg string) { fmt.Fprintf(env.stderr, "dreval site: %s\n", msg) }
-	var demo []modelfiles.File     // the demo vectors written, for the index
-	optimized := map[string]bool{} // models whose model.onnx was optimized offline
+	var demo []modelfiles.File // the demo vectors written, for the index
+	var optimized []string     // models whose model.onnx was optimized offline
 	for _, name := range names {
 		opt, err := writeModelFiles(*out, *models, name, *weights, *ortLib, sm.note, &st)
 		if err != nil {
 			return err
 		}
-		optimized[name] = opt
+		if opt {
+			optimized = append(optimized, name)
+		}
 		d, err := sm.demo(context.Background(), name)
 		if err != nil {
 			return err
@@ -251,10 +253,10 @@ func writeModelFiles(out, modelsDir, name string, weights bool, ortLib string, n
 	// The graph the ort engines run, beside the weights it was exported
 	// from: the page's onnxruntime-web fetches it instead of building it
 	// from the weights in a worker.
-	onnx := filepath.Join(dir, modelfiles.ONNX)
 	if !weights {
 		return false, nil
 	}
+	onnx := filepath.Join(dir, modelfiles.ONNX)
 	if _, err := os.Stat(onnx); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	} else if err != nil {
@@ -289,8 +291,9 @@ func writeGraph(src, dst, lib string, note func(string), st *siteStats) (optimiz
 // copied and their files (modelfiles.Index; the weights' SHA-256 too) with the files the page
 // preloads, as "dreval serve" serves it, and demo, the demo vectors
 // written under out/data/demo (Index.Demo, which "dreval serve" leaves
-// empty: it computes them when asked).
-func writeModelIndex(out string, demo []modelfiles.File, optimized map[string]bool, st *siteStats) error {
+// empty: it computes them when asked); the graphs of the models named
+// in optimized are marked optimized offline (File.Optimized).
+func writeModelIndex(out string, demo []modelfiles.File, optimized []string, st *siteStats) error {
 	models := os.DirFS(filepath.Join(out, "models"))
 	x, err := modelfiles.IndexFS(models)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -304,8 +307,8 @@ func writeModelIndex(out string, demo []modelfiles.File, optimized map[string]bo
 	if err := x.SetDigests(models, nil); err != nil {
 		return err
 	}
-	for name, ok := range optimized {
-		if m := x.Model(name); ok && m != nil {
+	for _, name := range optimized {
+		if m := x.Model(name); m != nil {
 			m.SetOptimized(modelfiles.ONNX, ort.OptimizedLevel)
 		}
 	}

@@ -20,10 +20,8 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"context"
-	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
@@ -35,6 +33,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/dreval/dreval/encoder"
 )
 
 // Model describes an installable model.
@@ -236,16 +236,11 @@ func writeSettings(m Model, dir string) error {
 }
 
 func checkFile(p, want string) error {
-	f, err := os.Open(p)
+	got, err := encoder.OSDir(filepath.Dir(p)).SHA256(filepath.Base(p))
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return fmt.Errorf("%s: %w", p, err)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != want {
+	if got != want {
 		return fmt.Errorf("%s: SHA-256 %s, expected %s", p, got, want)
 	}
 	return nil
