@@ -7,10 +7,10 @@ import (
 	"path"
 
 	"github.com/dreval/dreval/encoder/bert"
-	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // BERT embeds with the pure-Go forward pass of package bert, then runs

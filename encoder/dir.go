@@ -3,12 +3,13 @@ package encoder
 import (
 	"errors"
 	"fmt"
-	"github.com/dreval/dreval/encoder/modelfiles"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // Dir is a model directory: the file system its files are read from, the

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/encoder/safetensors"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // mapFS copies the files of the directory dir into an in-memory file

@@ -6,7 +6,7 @@ import (
 	"path"
 	"slices"
 
-	"github.com/dreval/dreval/encoder/modelfiles"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // ModelFiles returns the files of d that make the model (modelfiles.IsOf),

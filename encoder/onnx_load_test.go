@@ -9,13 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/internal/modeltest"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // writeFiles writes name -> contents into dir.
@@ -40,7 +40,7 @@ func readFile(t testing.TB, path string) []byte {
 // onnxDir writes a model directory holding dir's tokenizer.json, the
 // weights in set exported as model.onnx, and config.json when cfgJSON is
 // not nil.
-func onnxDir(t testing.TB, set tensor.Set, cfg bert.Config, cfgJSON, tokJSON []byte) string {
+func onnxDir(t testing.TB, set tensor.Set, cfg modelfiles.Config, cfgJSON, tokJSON []byte) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := onnx.WriteFile(filepath.Join(dir, ONNXFile), set, cfg, onnx.ExportOptions{ProducerVersion: "test"}); err != nil {
@@ -106,9 +106,9 @@ var tinyVocab = []string{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "c
 
 // tinyBERT returns a small random BERT: its weights, configuration,
 // config.json and tokenizer.json.
-func tinyBERT(t testing.TB) (tensor.Set, bert.Config, []byte, []byte) {
+func tinyBERT(t testing.TB) (tensor.Set, modelfiles.Config, []byte, []byte) {
 	t.Helper()
-	c := bert.Config{VocabSize: len(tinyVocab), HiddenSize: 8, NumHiddenLayers: 1, NumAttentionHeads: 2,
+	c := modelfiles.Config{VocabSize: len(tinyVocab), HiddenSize: 8, NumHiddenLayers: 1, NumAttentionHeads: 2,
 		IntermediateSize: 12, HiddenAct: "gelu", MaxPositionEmbeddings: 16, TypeVocabSize: 2, LayerNormEps: 1e-12, ModelType: "bert"}
 	s := berttest.Weights(berttest.Sizes{Vocab: c.VocabSize, Hidden: c.HiddenSize, Layers: c.NumHiddenLayers,
 		Intermediate: c.IntermediateSize, Positions: c.MaxPositionEmbeddings, TypeVocab: c.TypeVocabSize}, 3, 4, "")

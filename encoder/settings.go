@@ -8,9 +8,9 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // Similarity is how a retriever scores a query against a document.
@@ -68,7 +68,7 @@ func (p Prompts) For(side string) string {
 // transformer. ReadSettings reads it; Load adds the weights. An engine
 // that runs the transformer elsewhere (ONNX Runtime) needs only these.
 type Settings struct {
-	Config bert.Config
+	Config modelfiles.Config
 	// ConfigPath is where Config came from: config.json, or the ONNX
 	// graph when the directory has no config.json.
 	ConfigPath string
@@ -284,7 +284,7 @@ func ReadSettings(d Dir, o Options) (*Settings, error) {
 	b, err := t.ReadFile("config.json")
 	switch {
 	case err == nil:
-		s.Config, err = bert.ReadConfig(bytes.NewReader(b), s.ConfigPath)
+		s.Config, err = modelfiles.ReadConfig(bytes.NewReader(b), s.ConfigPath)
 		if err != nil {
 			return nil, err
 		}

@@ -15,8 +15,8 @@ import (
 
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/engine"
-	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/modelfiles"
 	"github.com/dreval/dreval/retrieval"
 )
 

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dreval/dreval/encoder/modelfiles"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // models serves GET /models/NAME/FILE from Options.Models, the files of

@@ -16,7 +16,7 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/dreval/dreval/encoder/modelfiles"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 func gz(t testing.TB, b []byte) []byte {

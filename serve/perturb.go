@@ -9,8 +9,8 @@ import (
 	"strconv"
 
 	"github.com/dreval/dreval/encoder"
-	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/modelfiles"
 	"github.com/dreval/dreval/perturb"
 )
 

@@ -11,8 +11,8 @@ import (
 	"sync"
 
 	"github.com/dreval/dreval/dataset"
-	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/modelfiles"
 	"github.com/dreval/dreval/retrieval"
 )
 

@@ -11,8 +11,8 @@ import (
 	"syscall/js"
 
 	"github.com/dreval/dreval/dataset"
-	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/internal/memfs"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // The worker keeps every file it reads in its memfs.FS: the models the

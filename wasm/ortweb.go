@@ -12,9 +12,9 @@ import (
 
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/engine"
-	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/encoder/ortweb"
 	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // The page's Engine setting: which engine encodes a transformer model.

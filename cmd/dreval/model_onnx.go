@@ -13,6 +13,7 @@ import (
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // modelExportONNX is the "dreval model export-onnx" subcommand; model.go
@@ -106,7 +107,7 @@ func exportTower(env *cliEnv, dir, out string, opset int) error {
 	if err != nil {
 		return fmt.Errorf("%w (is %s a model directory? \"dreval model get\" installs one)", err, dir)
 	}
-	cfg, err := bert.ReadConfig(f, cfgPath)
+	cfg, err := modelfiles.ReadConfig(f, cfgPath)
 	f.Close()
 	if err != nil {
 		return err

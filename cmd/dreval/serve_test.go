@@ -18,11 +18,11 @@ import (
 
 	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/encoder"
-	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/modelfiles"
 	"github.com/dreval/dreval/retrieval"
 	"github.com/dreval/dreval/serve"
 	"github.com/dreval/dreval/webapp"

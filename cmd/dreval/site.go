@@ -14,8 +14,8 @@ import (
 	"strings"
 
 	"github.com/dreval/dreval/encoder"
-	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/encoder/ort"
+	"github.com/dreval/dreval/modelfiles"
 	"github.com/dreval/dreval/webapp"
 )
 

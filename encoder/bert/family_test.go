@@ -9,12 +9,13 @@ import (
 
 	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // checkpoint returns a tiny checkpoint in a published layout and its
 // configuration as ReadConfig reads its config.json, after edit (when
 // not nil) changes config.json's fields.
-func checkpoint(t testing.TB, layout string, s berttest.Sizes, seed uint64, edit func(map[string]any)) (*berttest.Checkpoint, Config) {
+func checkpoint(t testing.TB, layout string, s berttest.Sizes, seed uint64, edit func(map[string]any)) (*berttest.Checkpoint, modelfiles.Config) {
 	t.Helper()
 	cp, err := berttest.New(layout, s, seed)
 	if err != nil {
@@ -27,7 +28,7 @@ func checkpoint(t testing.TB, layout string, s berttest.Sizes, seed uint64, edit
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := ReadConfig(bytes.NewReader(js), layout+"/config.json")
+	cfg, err := modelfiles.ReadConfig(bytes.NewReader(js), layout+"/config.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,25 +41,25 @@ func checkpoint(t testing.TB, layout string, s berttest.Sizes, seed uint64, edit
 func TestReadConfigOfEveryLayout(t *testing.T) {
 	for _, c := range []struct {
 		layout            string
-		family            Family
+		family            modelfiles.Family
 		modelType         string
 		arch              string
 		pad, offset, maxT int
 		types             int
 		eps               float64
 	}{
-		{"bert-base-uncased", FamilyBERT, "bert", "BertForMaskedLM", -1, 0, 16, 2, 1e-12},
-		{"sentence-transformers-bert", FamilyBERT, "bert", "BertModel", -1, 0, 16, 2, 1e-12},
-		{"contriever", FamilyBERT, "bert", "Contriever", -1, 0, 16, 2, 1e-12},
-		{"simcse-bert", FamilyBERT, "bert", "BertModel", -1, 0, 16, 2, 1e-12},
-		{"dpr-question-encoder", FamilyBERT, "dpr", "DPRQuestionEncoder", -1, 0, 16, 2, 1e-12},
-		{"dpr-ctx-encoder", FamilyBERT, "dpr", "DPRContextEncoder", -1, 0, 16, 2, 1e-12},
-		{"roberta-base", FamilyRoBERTa, "roberta", "RobertaForMaskedLM", 1, 2, 16, 1, 1e-5},
-		{"roberta-model", FamilyRoBERTa, "roberta", "RobertaModel", 1, 2, 16, 1, 1e-5},
-		{"xlm-roberta-base", FamilyRoBERTa, "xlm-roberta", "XLMRobertaForMaskedLM", 1, 2, 16, 1, 1e-5},
-		{"ance-pyserini", FamilyRoBERTa, "roberta", "RobertaDot_NLL_LN", 1, 2, 16, 1, 1e-5},
-		{"distilbert-base-uncased", FamilyDistilBERT, "distilbert", "DistilBertForMaskedLM", -1, 0, 16, 0, 1e-12},
-		{"all-mpnet-base-v2", FamilyMPNet, "mpnet", "MPNetForMaskedLM", 1, 2, 16, 0, 1e-5},
+		{"bert-base-uncased", modelfiles.FamilyBERT, "bert", "BertForMaskedLM", -1, 0, 16, 2, 1e-12},
+		{"sentence-transformers-bert", modelfiles.FamilyBERT, "bert", "BertModel", -1, 0, 16, 2, 1e-12},
+		{"contriever", modelfiles.FamilyBERT, "bert", "Contriever", -1, 0, 16, 2, 1e-12},
+		{"simcse-bert", modelfiles.FamilyBERT, "bert", "BertModel", -1, 0, 16, 2, 1e-12},
+		{"dpr-question-encoder", modelfiles.FamilyBERT, "dpr", "DPRQuestionEncoder", -1, 0, 16, 2, 1e-12},
+		{"dpr-ctx-encoder", modelfiles.FamilyBERT, "dpr", "DPRContextEncoder", -1, 0, 16, 2, 1e-12},
+		{"roberta-base", modelfiles.FamilyRoBERTa, "roberta", "RobertaForMaskedLM", 1, 2, 16, 1, 1e-5},
+		{"roberta-model", modelfiles.FamilyRoBERTa, "roberta", "RobertaModel", 1, 2, 16, 1, 1e-5},
+		{"xlm-roberta-base", modelfiles.FamilyRoBERTa, "xlm-roberta", "XLMRobertaForMaskedLM", 1, 2, 16, 1, 1e-5},
+		{"ance-pyserini", modelfiles.FamilyRoBERTa, "roberta", "RobertaDot_NLL_LN", 1, 2, 16, 1, 1e-5},
+		{"distilbert-base-uncased", modelfiles.FamilyDistilBERT, "distilbert", "DistilBertForMaskedLM", -1, 0, 16, 0, 1e-12},
+		{"all-mpnet-base-v2", modelfiles.FamilyMPNet, "mpnet", "MPNetForMaskedLM", 1, 2, 16, 0, 1e-5},
 	} {
 		t.Run(c.layout, func(t *testing.T) {
 			_, cfg := checkpoint(t, c.layout, berttest.Sizes{}, 1, nil)
@@ -95,7 +96,7 @@ func TestReadConfigDefaultsAndInference(t *testing.T) {
 		{`{"model_type":"distilbert","vocab_size":5,"hidden_size":4,"num_hidden_layers":1,"num_attention_heads":1,"hidden_dim":4,"max_position_embeddings":8}`, "distilbert", 0, 0, 0},
 		{`{"model_type":"roberta","pad_token_id":null,"type_vocab_size":1,"vocab_size":5,"hidden_size":4,"num_hidden_layers":1,"num_attention_heads":1,"intermediate_size":4,"max_position_embeddings":8}`, "roberta", 1, 1, 0},
 	} {
-		cfg, err := ReadConfig(strings.NewReader(c.json), "config.json")
+		cfg, err := modelfiles.ReadConfig(strings.NewReader(c.json), "config.json")
 		if err != nil {
 			t.Errorf("%s: %v", c.json, err)
 			continue
@@ -132,7 +133,7 @@ func TestReadConfigRefuses(t *testing.T) {
 		{`{"model_type":"bert"`, `not a valid config.json`},
 		{`{"model_type":"bert","vocab_size":5}`, `field "hidden_size" must be a positive integer, got 0`},
 	} {
-		_, err := ReadConfig(strings.NewReader(c.json), "cfg/config.json")
+		_, err := modelfiles.ReadConfig(strings.NewReader(c.json), "cfg/config.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s:\n error %v\n want one containing %s", c.json, err, c.want)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // FuzzReadConfig feeds arbitrary bytes to ReadConfig: it must return a
@@ -30,7 +31,7 @@ func FuzzReadConfig(f *testing.F) {
 	f.Add([]byte(`{"model_type":"roberta","pad_token_id":-1}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cfg, err := ReadConfig(bytes.NewReader(data), "fuzz/config.json")
+		cfg, err := modelfiles.ReadConfig(bytes.NewReader(data), "fuzz/config.json")
 		if err != nil {
 			if !strings.Contains(err.Error(), "fuzz/config.json") {
 				t.Fatalf("error without the file name: %v", err)
@@ -38,9 +39,9 @@ func FuzzReadConfig(f *testing.F) {
 			return
 		}
 		if err := cfg.Validate("again"); err != nil {
-			t.Fatalf("ReadConfig returned a configuration Validate refuses: %v", err)
+			t.Fatalf("modelfiles.ReadConfig returned a configuration Validate refuses: %v", err)
 		}
-		if cfg.Family() == "" || cfg.MaxTokens() <= 0 || cfg.Layout().WordEmbeddings == "" {
+		if cfg.Family() == "" || cfg.MaxTokens() <= 0 || LayoutOf(cfg.Family()).WordEmbeddings == "" {
 			t.Fatalf("accepted %+v: family %q, max tokens %d", cfg, cfg.Family(), cfg.MaxTokens())
 		}
 	})
@@ -62,7 +63,7 @@ func FuzzNew(f *testing.F) {
 			t.Fatal(err)
 		}
 		js, _ := cp.ConfigJSON()
-		cfg, err := ReadConfig(bytes.NewReader(js), "config.json")
+		cfg, err := modelfiles.ReadConfig(bytes.NewReader(js), "config.json")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // Layout names the tensors of a family's backbone as Hugging Face's
@@ -100,31 +101,28 @@ var (
 
 // LayoutOf returns the tensor names of family f's backbone (RoBERTa's are
 // BERT's). It returns the zero Layout for an unknown family.
-func LayoutOf(f Family) Layout {
+func LayoutOf(f modelfiles.Family) Layout {
 	switch f {
-	case FamilyBERT, FamilyRoBERTa:
+	case modelfiles.FamilyBERT, modelfiles.FamilyRoBERTa:
 		return bertLayout
-	case FamilyDistilBERT:
+	case modelfiles.FamilyDistilBERT:
 		return distilBERTLayout
-	case FamilyMPNet:
+	case modelfiles.FamilyMPNet:
 		return mpnetLayout
 	}
 	return Layout{}
 }
 
 // Families returns the supported families.
-func Families() []Family {
-	return []Family{FamilyBERT, FamilyRoBERTa, FamilyDistilBERT, FamilyMPNet}
+func Families() []modelfiles.Family {
+	return []modelfiles.Family{modelfiles.FamilyBERT, modelfiles.FamilyRoBERTa, modelfiles.FamilyDistilBERT, modelfiles.FamilyMPNet}
 }
-
-// Layout returns the tensor names of c's family.
-func (c Config) Layout() Layout { return LayoutOf(c.Family()) }
 
 // TensorShapes returns the name (relative to the checkpoint's prefix) and
 // shape of every backbone tensor of a model with c's sizes, with the
 // pooler's when pooler is set and the family has one.
-func (c Config) TensorShapes(pooler bool) map[string][]int {
-	l := c.Layout()
+func TensorShapes(c modelfiles.Config, pooler bool) map[string][]int {
+	l := LayoutOf(c.Family())
 	H, I := c.HiddenSize, c.IntermediateSize
 	m := map[string][]int{
 		l.WordEmbeddings:                  {c.VocabSize, H},
@@ -194,8 +192,8 @@ var KnownPrefixes = []string{"", "bert.", "roberta.", "distilbert.", "mpnet.",
 
 // FindPrefixes returns, sorted, every prefix under which set holds the
 // word embedding table of cfg's family: the candidate backbones.
-func FindPrefixes(cfg Config, set tensor.Set) []string {
-	key := cfg.Layout().WordEmbeddings
+func FindPrefixes(cfg modelfiles.Config, set tensor.Set) []string {
+	key := LayoutOf(cfg.Family()).WordEmbeddings
 	if key == "" {
 		return nil
 	}
@@ -214,13 +212,13 @@ func FindPrefixes(cfg Config, set tensor.Set) []string {
 // the one prefix with a word embedding table. None, or several (a file
 // with two towers), is an error naming what was found; NewWithPrefix then
 // takes the prefix to use.
-func DetectPrefix(cfg Config, set tensor.Set) (string, error) {
+func DetectPrefix(cfg modelfiles.Config, set tensor.Set) (string, error) {
 	ps := FindPrefixes(cfg, set)
 	switch len(ps) {
 	case 1:
 		return ps[0], nil
 	case 0:
-		key := cfg.Layout().WordEmbeddings
+		key := LayoutOf(cfg.Family()).WordEmbeddings
 		tried := make([]string, len(KnownPrefixes))
 		for i, p := range KnownPrefixes {
 			tried[i] = strconv.Quote(p + key)
@@ -263,14 +261,14 @@ func sampleNames(set tensor.Set, n int) string {
 // does not expect, such as a layer beyond num_hidden_layers. The pooler
 // is taken when the checkpoint has it. The tensors are shared with set,
 // not copied.
-func Backbone(cfg Config, set tensor.Set, prefix string) (tensor.Set, []string, error) {
+func Backbone(cfg modelfiles.Config, set tensor.Set, prefix string) (tensor.Set, []string, error) {
 	if err := cfg.Validate("config"); err != nil {
 		return nil, nil, err
 	}
-	l := cfg.Layout()
+	l := LayoutOf(cfg.Family())
 	_, hasPooler := set[prefix+l.Pooler+".weight"]
 	hasPooler = hasPooler && l.Pooler != ""
-	want := cfg.TensorShapes(hasPooler)
+	want := TensorShapes(cfg, hasPooler)
 	out := tensor.Set{}
 	var rest, problems []string
 	for _, name := range set.Names() {

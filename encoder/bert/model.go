@@ -9,13 +9,14 @@ import (
 	"sync"
 
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // Model is an encoder of one of the families ready to run: the weights of
 // a Config, as float32, arranged for the forward pass. A Model is safe for
 // concurrent use.
 type Model struct {
-	cfg     Config
+	cfg     modelfiles.Config
 	threads int
 
 	wordEmb, posEmb, typeEmb []float32 // typeEmb nil without token types
@@ -83,7 +84,7 @@ type layer struct {
 // Contriever), "bert.", "roberta.", "distilbert.", "mpnet." (the *For*
 // task models, pyserini's ANCE), DPR's "question_encoder.bert_model." or
 // "ctx_encoder.bert_model.", or any other. See NewWithPrefix.
-func New(cfg Config, w tensor.Set) (*Model, error) {
+func New(cfg modelfiles.Config, w tensor.Set) (*Model, error) {
 	if err := cfg.Validate("config"); err != nil {
 		return nil, err
 	}
@@ -107,13 +108,13 @@ func New(cfg Config, w tensor.Set) (*Model, error) {
 // memory can be reclaimed: the weights are held once, as float32. The
 // backbone's tensors in w should not be used afterwards; the others are
 // left as they were.
-func NewWithPrefix(cfg Config, w tensor.Set, prefix string) (*Model, error) {
+func NewWithPrefix(cfg modelfiles.Config, w tensor.Set, prefix string) (*Model, error) {
 	bb, _, err := Backbone(cfg, w, prefix)
 	if err != nil {
 		return nil, fmt.Errorf("bert: %w", err)
 	}
 	H, I := cfg.HiddenSize, cfg.IntermediateSize
-	l := cfg.Layout()
+	l := LayoutOf(cfg.Family())
 	ld := loader{bb: bb, w: w, prefix: prefix}
 	get := ld.get
 	packed := ld.packed
@@ -198,7 +199,7 @@ func (m *Model) clone() *Model {
 }
 
 // Config returns the model's configuration.
-func (m *Model) Config() Config { return m.cfg }
+func (m *Model) Config() modelfiles.Config { return m.cfg }
 
 // Kernel names the matrix-multiply kernel in use: "avx-4x16" on amd64
 // with AVX, "portable-4x4" elsewhere (js/wasm included). Both give the

@@ -13,6 +13,7 @@ import (
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 var (
@@ -32,7 +33,7 @@ func miniLM(t testing.TB) *Model {
 			return
 		}
 		defer f.Close()
-		cfg, err := ReadConfig(f, "config.json")
+		cfg, err := modelfiles.ReadConfig(f, "config.json")
 		if err != nil {
 			miniErr = err
 			return
@@ -157,12 +158,12 @@ func TestForwardBadInput(t *testing.T) {
 
 // tinyConfig and tinyWeights build a small random model for tests that
 // need no installed model.
-func tinyConfig() Config {
-	return Config{VocabSize: 50, HiddenSize: 8, NumHiddenLayers: 2, NumAttentionHeads: 2,
+func tinyConfig() modelfiles.Config {
+	return modelfiles.Config{VocabSize: 50, HiddenSize: 8, NumHiddenLayers: 2, NumAttentionHeads: 2,
 		IntermediateSize: 12, HiddenAct: "gelu", MaxPositionEmbeddings: 16, TypeVocabSize: 2, LayerNormEps: 1e-12}
 }
 
-func tinyWeights(c Config, prefix string) tensor.Set {
+func tinyWeights(c modelfiles.Config, prefix string) tensor.Set {
 	return berttest.Weights(berttest.Sizes{Vocab: c.VocabSize, Hidden: c.HiddenSize, Layers: c.NumHiddenLayers,
 		Intermediate: c.IntermediateSize, Positions: c.MaxPositionEmbeddings, TypeVocab: c.TypeVocabSize}, 5, 6, prefix)
 }

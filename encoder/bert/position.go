@@ -1,5 +1,7 @@
 package bert
 
+import "github.com/dreval/dreval/modelfiles"
+
 // RelativePositionBucket returns the bucket of MPNet's relative-position
 // bias for the distance rel = key position - query position, as Hugging
 // Face's MPNetEncoder.relative_position_bucket does with its 32 buckets
@@ -16,8 +18,8 @@ package bert
 // 64), and elsewhere lies far from an integer (tested for every n up to
 // 4096).
 func RelativePositionBucket(rel int) int {
-	const half = mpnetBuckets / 2 // 16 buckets each way
-	const exact = half / 2        // 8 distances with a bucket each
+	const half = modelfiles.MPNetBuckets / 2 // 16 buckets each way
+	const exact = half / 2                   // 8 distances with a bucket each
 	b := 0
 	n := -rel // Hugging Face's n: query - key
 	if n < 0 {
@@ -27,7 +29,7 @@ func RelativePositionBucket(rel int) int {
 	if n < exact {
 		return b + n
 	}
-	if n >= mpnetMaxDistance {
+	if n >= modelfiles.MPNetMaxDistance {
 		return b + half - 1
 	}
 	// Largest k with n/8 >= 2^(k/2), i.e. n*n >= 64 * 2^k.

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // refModel is a plain float64 transcription of Hugging Face's forward
@@ -12,7 +13,7 @@ import (
 // shared code with Model, so the tests can check Model against the
 // definitions rather than against itself.
 type refModel struct {
-	cfg    Config
+	cfg    modelfiles.Config
 	set    tensor.Set
 	prefix string
 }
@@ -108,19 +109,19 @@ func (r refModel) forward(ids []int32) (hidden [][]float64, pooled []float64) {
 	d := H / nh
 	fam := cfg.Family()
 	eps := cfg.LayerNormEps
-	if fam == FamilyDistilBERT {
+	if fam == modelfiles.FamilyDistilBERT {
 		eps = 1e-12
 	}
 	// Position ids.
 	pos := make([]int, len(ids))
 	switch fam {
-	case FamilyBERT, FamilyDistilBERT:
+	case modelfiles.FamilyBERT, modelfiles.FamilyDistilBERT:
 		for i := range pos {
 			pos[i] = i
 		}
 	default: // create_position_ids_from_input_ids
 		pad := cfg.PadTokenID
-		if fam == FamilyMPNet {
+		if fam == modelfiles.FamilyMPNet {
 			pad = 1
 		}
 		cum := 0
@@ -136,7 +137,7 @@ func (r refModel) forward(ids []int32) (hidden [][]float64, pooled []float64) {
 	word := r.t("embeddings.word_embeddings.weight")
 	pe := r.t("embeddings.position_embeddings.weight")
 	var typ []float64
-	if fam == FamilyBERT || fam == FamilyRoBERTa {
+	if fam == modelfiles.FamilyBERT || fam == modelfiles.FamilyRoBERTa {
 		typ = r.t("embeddings.token_type_embeddings.weight")
 	}
 	x := make([][]float64, len(ids))
@@ -154,10 +155,10 @@ func (r refModel) forward(ids []int32) (hidden [][]float64, pooled []float64) {
 	x = r.layerNorm("embeddings.LayerNorm", x, eps)
 
 	var relBias []float64
-	if fam == FamilyMPNet {
+	if fam == modelfiles.FamilyMPNet {
 		relBias = r.t("encoder.relative_attention_bias.weight")
 	}
-	l := cfg.Layout()
+	l := LayoutOf(cfg.Family())
 	L := len(ids)
 	for layer := 0; layer < cfg.NumHiddenLayers; layer++ {
 		p := l.Layer(layer)

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/dreval/dreval/encoder"
-	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/ort"
@@ -21,6 +20,7 @@ import (
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 var testVocab = []string{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]",
@@ -55,7 +55,7 @@ func tinyBERTDirSeed(t testing.TB, seed uint64) string {
 
 func tinyBERT(t testing.TB, withONNX bool, seed uint64) string {
 	t.Helper()
-	c := bert.Config{VocabSize: len(testVocab), HiddenSize: 8, NumHiddenLayers: 1, NumAttentionHeads: 2,
+	c := modelfiles.Config{VocabSize: len(testVocab), HiddenSize: 8, NumHiddenLayers: 1, NumAttentionHeads: 2,
 		IntermediateSize: 12, HiddenAct: "gelu", MaxPositionEmbeddings: 16, TypeVocabSize: 2, LayerNormEps: 1e-12}
 	s := berttest.Weights(berttest.Sizes{Vocab: c.VocabSize, Hidden: c.HiddenSize, Layers: c.NumHiddenLayers,
 		Intermediate: c.IntermediateSize, Positions: c.MaxPositionEmbeddings, TypeVocab: c.TypeVocabSize}, 1, seed, "")

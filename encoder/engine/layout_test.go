@@ -9,12 +9,12 @@ import (
 	"testing"
 
 	"github.com/dreval/dreval/encoder"
-	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/encoder/quantize"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // hfLayoutDir returns tinyBERTDir with its graph moved to onnx/model.onnx,
@@ -183,7 +183,7 @@ func TestORTReadsPoolerOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := bert.ReadConfig(cj, "config.json")
+	cfg, err := modelfiles.ReadConfig(cj, "config.json")
 	cj.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@ package modelstore
 import (
 	"slices"
 
-	"github.com/dreval/dreval/encoder/modelfiles"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // This file is the Hub part of the catalogue: the retrievers of the

@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/dreval/dreval/encoder"
-	"github.com/dreval/dreval/encoder/modelfiles"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // DefaultEndpoint is the Hugging Face Hub: its API and its resolve URLs,

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/encoder/modelstore/hubtest"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 const (

@@ -15,7 +15,7 @@
 // added to their product.
 //
 // Export writes the standard graph of a family from a tensor.Set (the
-// backbone found under its prefix; heads left out) and a bert.Config:
+// backbone found under its prefix; heads left out) and a modelfiles.Config:
 // opset 14 or newer, dynamic batch and sequence, float32 initializers.
 // ONNX Runtime runs it (see package ort).
 //

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // Input and output names of a standard encoder graph, as written by
@@ -90,7 +91,7 @@ type SentenceOutput struct {
 // initializers under their Hugging Face names without the prefix. Linear
 // weights are stored transposed ([in, out]) as MatMul operands;
 // ReadWeights transposes them back.
-func Export(set tensor.Set, cfg bert.Config, opt ExportOptions) (*Model, error) {
+func Export(set tensor.Set, cfg modelfiles.Config, opt ExportOptions) (*Model, error) {
 	if err := cfg.Validate("config"); err != nil {
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func Export(set tensor.Set, cfg bert.Config, opt ExportOptions) (*Model, error) 
 	if err != nil {
 		return nil, err
 	}
-	l := cfg.Layout()
+	l := bert.LayoutOf(cfg.Family())
 	family := cfg.Family()
 	_, hasPooler := bb[l.Pooler+".weight"]
 	hasPooler = hasPooler && l.Pooler != ""
@@ -347,7 +348,7 @@ func (b *builder) activation(p, f, act string) string {
 }
 
 // WriteFile exports the model as Export does and writes it to path.
-func WriteFile(path string, set tensor.Set, cfg bert.Config, opt ExportOptions) error {
+func WriteFile(path string, set tensor.Set, cfg modelfiles.Config, opt ExportOptions) error {
 	m, err := Export(set, cfg, opt)
 	if err != nil {
 		return err

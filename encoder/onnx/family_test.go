@@ -11,11 +11,12 @@ import (
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // checkpoint returns a tiny checkpoint in a published layout and its
 // configuration, after edit changes config.json's fields.
-func checkpoint(t testing.TB, layout string, s berttest.Sizes, edit func(map[string]any)) (*berttest.Checkpoint, bert.Config) {
+func checkpoint(t testing.TB, layout string, s berttest.Sizes, edit func(map[string]any)) (*berttest.Checkpoint, modelfiles.Config) {
 	t.Helper()
 	cp, err := berttest.New(layout, s, 9)
 	if err != nil {
@@ -28,7 +29,7 @@ func checkpoint(t testing.TB, layout string, s berttest.Sizes, edit func(map[str
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := bert.ReadConfig(bytes.NewReader(js), layout+"/config.json")
+	cfg, err := modelfiles.ReadConfig(bytes.NewReader(js), layout+"/config.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestExportEveryLayout(t *testing.T) {
 					t.Error(err)
 				}
 				wantInputs := []string{InputIDs, AttentionMask}
-				if cfg.Family() == bert.FamilyBERT {
+				if cfg.Family() == modelfiles.FamilyBERT {
 					wantInputs = append(wantInputs, TokenTypeIDs)
 				}
 				_, pooler := want["pooler.dense.weight"]
@@ -171,12 +172,12 @@ func TestCheckConfigFamilies(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		edit func(*bert.Config)
+		edit func(*modelfiles.Config)
 		want string
 	}{
-		{func(c *bert.Config) { c.ModelType = "bert" }, `config.json describes a bert model (model_type "bert") but the ONNX graph computes roberta`},
-		{func(c *bert.Config) { c.PadTokenID = 0 }, `config field "pad_token_id" is 0 but the ONNX weights have 1`},
-		{func(c *bert.Config) { c.TypeVocabSize = 2 }, `"type_vocab_size" is 2 but the ONNX weights have 1`},
+		{func(c *modelfiles.Config) { c.ModelType = "bert" }, `config.json describes a bert model (model_type "bert") but the ONNX graph computes roberta`},
+		{func(c *modelfiles.Config) { c.PadTokenID = 0 }, `config field "pad_token_id" is 0 but the ONNX weights have 1`},
+		{func(c *modelfiles.Config) { c.TypeVocabSize = 2 }, `"type_vocab_size" is 2 but the ONNX weights have 1`},
 	} {
 		c2 := cfg
 		c.edit(&c2)

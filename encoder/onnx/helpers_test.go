@@ -4,17 +4,17 @@ import (
 	"os"
 	"testing"
 
-	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/modelfiles"
 )
 
-func readConfig(t testing.TB, path string) bert.Config {
+func readConfig(t testing.TB, path string) modelfiles.Config {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	cfg, err := bert.ReadConfig(f, path)
+	cfg, err := modelfiles.ReadConfig(f, path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ const (
 	// DistilBERT), or counted from the padding index over the tokens
 	// that are not padding (RoBERTa, MPNet: padding_idx+1, +2, ..., and
 	// padding_idx for padding), as the model's config says
-	// (bert.Config.PositionOffset).
+	// (modelfiles.Config.PositionOffset).
 	RolePositionIDs Role = PositionIDs
 )
 

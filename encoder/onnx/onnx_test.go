@@ -13,10 +13,11 @@ import (
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // tinyConfig is a two-layer BERT small enough to build in every test.
-var tinyConfig = bert.Config{
+var tinyConfig = modelfiles.Config{
 	VocabSize: 50, HiddenSize: 8, NumHiddenLayers: 2, NumAttentionHeads: 2,
 	IntermediateSize: 12, HiddenAct: "gelu", MaxPositionEmbeddings: 16,
 	TypeVocabSize: 2, LayerNormEps: 1e-12, ModelType: "bert",
@@ -24,10 +25,10 @@ var tinyConfig = bert.Config{
 
 // randomWeights returns random weights of every tensor of a BERT encoder
 // with cfg's sizes.
-func randomWeights(cfg bert.Config, pooler bool, seed uint64) tensor.Set {
+func randomWeights(cfg modelfiles.Config, pooler bool, seed uint64) tensor.Set {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	set := tensor.Set{}
-	for name, shape := range cfg.TensorShapes(pooler) {
+	for name, shape := range bert.TensorShapes(cfg, pooler) {
 		t := tensor.New(shape...)
 		for i := range t.Data {
 			t.Data[i] = float32(rng.NormFloat64() * 0.1)
@@ -37,7 +38,7 @@ func randomWeights(cfg bert.Config, pooler bool, seed uint64) tensor.Set {
 	return set
 }
 
-func exportBytes(t testing.TB, set tensor.Set, cfg bert.Config, opset int) []byte {
+func exportBytes(t testing.TB, set tensor.Set, cfg modelfiles.Config, opset int) []byte {
 	t.Helper()
 	m, err := Export(set, cfg, ExportOptions{Opset: opset})
 	if err != nil {
@@ -127,13 +128,13 @@ func TestCheckConfigReportsMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		edit func(*bert.Config)
+		edit func(*modelfiles.Config)
 		want string
 	}{
-		{func(c *bert.Config) { c.NumAttentionHeads = 4 }, "num_attention_heads"},
-		{func(c *bert.Config) { c.NumHiddenLayers = 3 }, "num_hidden_layers"},
-		{func(c *bert.Config) { c.LayerNormEps = 1e-5 }, "layer_norm_eps"},
-		{func(c *bert.Config) { c.VocabSize = 51 }, "vocab_size"},
+		{func(c *modelfiles.Config) { c.NumAttentionHeads = 4 }, "num_attention_heads"},
+		{func(c *modelfiles.Config) { c.NumHiddenLayers = 3 }, "num_hidden_layers"},
+		{func(c *modelfiles.Config) { c.LayerNormEps = 1e-5 }, "layer_norm_eps"},
+		{func(c *modelfiles.Config) { c.VocabSize = 51 }, "vocab_size"},
 	} {
 		cfg := tinyConfig
 		c.edit(&cfg)
@@ -146,24 +147,24 @@ func TestCheckConfigReportsMismatch(t *testing.T) {
 func TestExportRefusesBadWeights(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		edit func(tensor.Set, *bert.Config, *ExportOptions)
+		edit func(tensor.Set, *modelfiles.Config, *ExportOptions)
 		want string
 	}{
-		{"missing", func(s tensor.Set, _ *bert.Config, _ *ExportOptions) {
+		{"missing", func(s tensor.Set, _ *modelfiles.Config, _ *ExportOptions) {
 			delete(s, "encoder.layer.1.output.dense.bias")
 		}, `"encoder.layer.1.output.dense.bias" is missing`},
-		{"misshapen", func(s tensor.Set, _ *bert.Config, _ *ExportOptions) {
+		{"misshapen", func(s tensor.Set, _ *modelfiles.Config, _ *ExportOptions) {
 			s["embeddings.LayerNorm.weight"] = tensor.New(7)
 		}, `"embeddings.LayerNorm.weight" has shape [7]`},
-		{"extra-layer", func(s tensor.Set, _ *bert.Config, _ *ExportOptions) {
+		{"extra-layer", func(s tensor.Set, _ *modelfiles.Config, _ *ExportOptions) {
 			s["encoder.layer.2.output.dense.bias"] = tensor.New(8)
 		}, `"encoder.layer.2.output.dense.bias" is not part of a bert backbone with 2 layers`},
-		{"two-backbones", func(s tensor.Set, _ *bert.Config, _ *ExportOptions) {
+		{"two-backbones", func(s tensor.Set, _ *modelfiles.Config, _ *ExportOptions) {
 			s["bert.embeddings.word_embeddings.weight"] = s["embeddings.word_embeddings.weight"]
 		}, `several bert backbones, under the prefixes "", "bert."`},
-		{"wrong-prefix", func(_ tensor.Set, _ *bert.Config, o *ExportOptions) { o.Prefix = "roberta." }, `tensor "roberta.embeddings.LayerNorm.bias" is missing`},
-		{"opset", func(_ tensor.Set, _ *bert.Config, o *ExportOptions) { o.Opset = 13 }, "opset 13 is not supported"},
-		{"config", func(_ tensor.Set, c *bert.Config, _ *ExportOptions) { c.NumAttentionHeads = 3 }, "not a multiple"},
+		{"wrong-prefix", func(_ tensor.Set, _ *modelfiles.Config, o *ExportOptions) { o.Prefix = "roberta." }, `tensor "roberta.embeddings.LayerNorm.bias" is missing`},
+		{"opset", func(_ tensor.Set, _ *modelfiles.Config, o *ExportOptions) { o.Opset = 13 }, "opset 13 is not supported"},
+		{"config", func(_ tensor.Set, c *modelfiles.Config, _ *ExportOptions) { c.NumAttentionHeads = 3 }, "not a multiple"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			set, cfg, opt := randomWeights(tinyConfig, false, 1), tinyConfig, ExportOptions{}
@@ -484,7 +485,7 @@ func TestMiniLMRoundTrip(t *testing.T) {
 // thousands of inputs a second; tinyConfig's exports (24 KB) ran a few
 // hundred.
 func FuzzReadWeights(f *testing.F) {
-	seedConfig := bert.Config{VocabSize: 3, HiddenSize: 2, NumHiddenLayers: 1, NumAttentionHeads: 1,
+	seedConfig := modelfiles.Config{VocabSize: 3, HiddenSize: 2, NumHiddenLayers: 1, NumAttentionHeads: 1,
 		IntermediateSize: 2, HiddenAct: "gelu", MaxPositionEmbeddings: 2, TypeVocabSize: 1, LayerNormEps: 1e-12, ModelType: "bert"}
 	valid := exportBytes(f, randomWeights(seedConfig, true, 7), seedConfig, 17)
 	f.Add(valid)
@@ -502,7 +503,7 @@ func FuzzReadWeights(f *testing.F) {
 		}
 		cfg := info.Config()
 		cfg.NumAttentionHeads, cfg.LayerNormEps = max(info.Heads, 1), 1e-12
-		if info.Heads == 0 && info.Family == bert.FamilyMPNet {
+		if info.Heads == 0 && info.Family == modelfiles.FamilyMPNet {
 			t.Fatalf("MPNet graph without a head count: %+v", info)
 		}
 		if _, err := bert.New(cfg, set); err != nil {

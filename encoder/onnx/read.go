@@ -8,6 +8,7 @@ import (
 
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // Info describes an encoder graph read by ReadWeights.
@@ -17,7 +18,7 @@ type Info struct {
 	// Family is the encoder family the graph computes, told from its
 	// weights' names (DistilBERT's, MPNet's relative-position bias) and
 	// its position ids (counted from a padding index: RoBERTa).
-	Family bert.Family
+	Family modelfiles.Family
 	// Sizes found from the weights.
 	Vocab, Hidden, Layers, Intermediate, MaxPositions, TypeVocab int
 	// Buckets is the row count of MPNet's relative-position bias table
@@ -59,7 +60,7 @@ func (in *Info) PadID() int64 { return int64(max(in.Config().PaddingIdx(), 0)) }
 
 // CheckConfig reports an error when the graph's family or sizes differ
 // from cfg (as read from the model's config.json).
-func (in *Info) CheckConfig(cfg bert.Config) error {
+func (in *Info) CheckConfig(cfg modelfiles.Config) error {
 	if f, g := cfg.Family(), in.Config().Family(); f != g {
 		return fmt.Errorf("config.json describes a %s model (model_type %q) but the ONNX graph computes %s", f, cfg.ModelType, g)
 	}
@@ -79,13 +80,13 @@ func (in *Info) CheckConfig(cfg bert.Config) error {
 			graph, js int
 		}{"type_vocab_size", in.TypeVocab, cfg.TypeVocabSize})
 	}
-	if cfg.Family() == bert.FamilyRoBERTa {
+	if cfg.Family() == modelfiles.FamilyRoBERTa {
 		checks = append(checks, struct {
 			field     string
 			graph, js int
 		}{"pad_token_id", in.PaddingIdx, cfg.PadTokenID})
 	}
-	if cfg.Family() == bert.FamilyMPNet {
+	if cfg.Family() == modelfiles.FamilyMPNet {
 		checks = append(checks, struct {
 			field     string
 			graph, js int
@@ -601,27 +602,27 @@ func (r *reader) checkWeights() error {
 	if !ok || len(we.Shape) != 2 {
 		return fmt.Errorf("the graph has no word embedding table %q ([vocab, hidden])", wordEmbeddings)
 	}
-	family := bert.FamilyBERT
+	family := modelfiles.FamilyBERT
 	if r.info.PaddingIdx >= 0 {
-		family = bert.FamilyRoBERTa
+		family = modelfiles.FamilyRoBERTa
 	}
 	for name := range r.set {
-		if _, l, ok := layerIndex(name); ok && l.LayerPrefix == bert.LayoutOf(bert.FamilyDistilBERT).LayerPrefix {
-			family = bert.FamilyDistilBERT
+		if _, l, ok := layerIndex(name); ok && l.LayerPrefix == bert.LayoutOf(modelfiles.FamilyDistilBERT).LayerPrefix {
+			family = modelfiles.FamilyDistilBERT
 		}
 	}
-	mpnet := bert.LayoutOf(bert.FamilyMPNet)
+	mpnet := bert.LayoutOf(modelfiles.FamilyMPNet)
 	if _, ok := r.set[mpnet.RelativeAttentionBias]; ok {
-		family = bert.FamilyMPNet
+		family = modelfiles.FamilyMPNet
 	}
 	switch {
-	case family == bert.FamilyDistilBERT && r.info.PaddingIdx >= 0:
+	case family == modelfiles.FamilyDistilBERT && r.info.PaddingIdx >= 0:
 		return fmt.Errorf("the graph has DistilBERT's weights but counts position ids from padding index %d; DistilBERT's are 0, 1, 2, ...", r.info.PaddingIdx)
-	case family == bert.FamilyMPNet && r.info.PaddingIdx != 1:
+	case family == modelfiles.FamilyMPNet && r.info.PaddingIdx != 1:
 		return fmt.Errorf("the graph has MPNet's weights but its position ids are not counted from padding index 1 as MPNet's are (found %d; -1: 0, 1, 2, ...)", r.info.PaddingIdx)
 	}
-	cfg := bert.Config{ModelType: string(family), VocabSize: we.Shape[0], HiddenSize: we.Shape[1], PadTokenID: max(r.info.PaddingIdx, 0)}
-	l := cfg.Layout()
+	cfg := modelfiles.Config{ModelType: string(family), VocabSize: we.Shape[0], HiddenSize: we.Shape[1], PadTokenID: max(r.info.PaddingIdx, 0)}
+	l := bert.LayoutOf(cfg.Family())
 	if t, ok := r.set[l.PositionEmbeddings]; ok && len(t.Shape) == 2 {
 		cfg.MaxPositionEmbeddings = t.Shape[0]
 	}
@@ -644,7 +645,7 @@ func (r *reader) checkWeights() error {
 	}
 	_, pooler := r.set[l.Pooler+".weight"]
 	pooler = pooler && l.Pooler != ""
-	want := cfg.TensorShapes(pooler)
+	want := bert.TensorShapes(cfg, pooler)
 	for _, name := range sortedNames(want) {
 		if _, err := r.set.Get(name, want[name]...); err != nil {
 			return fmt.Errorf("%s weights with hidden size %d and %d layers: %w", family, cfg.HiddenSize, cfg.NumHiddenLayers, err)
@@ -729,10 +730,10 @@ func (r *reader) readPositions() error {
 // (key - query) + C, where T[C+d] is bert.RelativePositionBucket(d) for
 // every distance d a sequence of the graph's length can have.
 func (r *reader) checkRelativeBuckets() error {
-	if r.info.Family != bert.FamilyMPNet {
+	if r.info.Family != modelfiles.FamilyMPNet {
 		return nil
 	}
-	name := r.source[bert.LayoutOf(bert.FamilyMPNet).RelativeAttentionBias]
+	name := r.source[bert.LayoutOf(modelfiles.FamilyMPNet).RelativeAttentionBias]
 	var gathers []*Node
 	for _, n := range r.consumers[name] {
 		if n.OpType == "Gather" && len(n.Inputs) == 2 && n.Inputs[0] == name {
@@ -883,8 +884,8 @@ func (r *reader) readHyperparameters() {
 // Heads and LayerNormEps
 // are 0 where the graph does not say them, which Config.Validate refuses:
 // config.json must then supply them.
-func (in *Info) Config() bert.Config {
-	c := bert.Config{
+func (in *Info) Config() modelfiles.Config {
+	c := modelfiles.Config{
 		ModelType:                   string(in.Family),
 		VocabSize:                   in.Vocab,
 		HiddenSize:                  in.Hidden,

@@ -13,6 +13,7 @@ import (
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/onnx"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // ramp returns n ids cycling through [3, vocab).
@@ -59,7 +60,7 @@ func TestFamiliesGoMatchesORT(t *testing.T) {
 				c.edit(cp.Config)
 			}
 			js, _ := cp.ConfigJSON()
-			cfg, err := bert.ReadConfig(bytes.NewReader(js), "config.json")
+			cfg, err := modelfiles.ReadConfig(bytes.NewReader(js), "config.json")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,7 +151,7 @@ func TestFamilyInputsAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	js, _ := cp.ConfigJSON()
-	cfg, err := bert.ReadConfig(bytes.NewReader(js), "config.json")
+	cfg, err := modelfiles.ReadConfig(bytes.NewReader(js), "config.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/onnx"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // TestGenericInputs runs graphs whose inputs differ from the plain
@@ -25,7 +25,7 @@ func TestGenericInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	js, _ := cp.ConfigJSON()
-	cfg, err := bert.ReadConfig(bytes.NewReader(js), "config.json")
+	cfg, err := modelfiles.ReadConfig(bytes.NewReader(js), "config.json")
 	if err != nil {
 		t.Fatal(err)
 	}

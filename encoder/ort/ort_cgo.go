@@ -17,6 +17,7 @@ import (
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // The ONNX Runtime environment is process-wide: one library, loaded once.
@@ -93,7 +94,7 @@ type graph struct {
 	sess      *ortgo.DynamicAdvancedSession
 	path      string
 	info      *onnx.GraphInfo
-	cfg       bert.Config
+	cfg       modelfiles.Config
 	inputs    []onnx.Value
 	out       onnx.Value  // the output read
 	pooler    *onnx.Value // pooler_output, read too when out is per token
@@ -113,7 +114,7 @@ type Options struct {
 	// vocabulary and hidden sizes, checked against the graph where it
 	// states them. nil reads it from the graph, which must then be one
 	// the pure-Go reader reads (onnx.ReadWeights).
-	Config *bert.Config
+	Config *modelfiles.Config
 	// Pooler reads the graph's pooler_output, where it has one, for a
 	// model that pools with BERT's pooler (pooling "pooler").
 	Pooler bool
@@ -150,7 +151,7 @@ func Open(onnxPath, libPath string, o Options) (*Embedder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ort: %s: %w", onnxPath, err)
 	}
-	var cfg bert.Config
+	var cfg modelfiles.Config
 	if o.Config != nil {
 		cfg = *o.Config
 	} else {
@@ -472,7 +473,7 @@ func (e *Embedder) check(seqs [][]int32) error {
 // feed returns the input tensors for seqs padded into one batch: every
 // input the graph declares, in its element type. input_ids is padded
 // with the model's padding id (masked out); token types are 0; position
-// ids count as the model's family does (bert.Config.PositionOffset).
+// ids count as the model's family does (modelfiles.Config.PositionOffset).
 func (e *Embedder) feed(seqs [][]int32) ([]ortgo.Value, error) {
 	n, width := len(seqs), 0
 	for _, s := range seqs {

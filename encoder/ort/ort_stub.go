@@ -4,8 +4,8 @@ package ort
 
 import (
 	"github.com/dreval/dreval/encoder"
-	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // Embedder is the ONNX Runtime embedder; in this build it cannot be
@@ -22,7 +22,7 @@ func Available(libPath string) error { return ErrNotCompiled }
 // Options configure Open (see the cgo build).
 type Options struct {
 	Threads int
-	Config  *bert.Config
+	Config  *modelfiles.Config
 	Pooler  bool
 	Tokens  bool
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 var tmpDir string
@@ -58,7 +59,7 @@ func libPath(t testing.TB) string {
 }
 
 type miniLMFixture struct {
-	cfg      bert.Config
+	cfg      modelfiles.Config
 	st       *safetensors.File
 	onnx     string // exported graph, opset 14
 	onnx17   string // exported graph, opset 17
@@ -84,7 +85,7 @@ func miniLM(t testing.TB) *miniLMFixture {
 			return
 		}
 		defer f.Close()
-		if fix.cfg, fix.err = bert.ReadConfig(f, "config.json"); fix.err != nil {
+		if fix.cfg, fix.err = modelfiles.ReadConfig(f, "config.json"); fix.err != nil {
 			return
 		}
 		if fix.st, fix.err = safetensors.ReadFile(filepath.Join(dir, "model.fp16.safetensors")); fix.err != nil {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/bert"
-	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/encoder/onnx"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // Graph is an ONNX model file in pieces: the concatenation of Parts is

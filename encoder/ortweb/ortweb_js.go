@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/dreval/dreval/encoder"
-	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // Runtime is onnxruntime-web: the namespace object its scripts define
@@ -215,7 +215,7 @@ type Embedder struct {
 	// Progress, when not nil, is called after each batch.
 	Progress encoder.Progress
 
-	cfg  bert.Config
+	cfg  modelfiles.Config
 	open *opener
 }
 
@@ -236,7 +236,7 @@ func (o *opener) get() (*Session, error) {
 // NewEmbedder returns the embedder of the transformer cfg describes,
 // running on the session open returns (called once, on first use) and
 // then head.
-func NewEmbedder(cfg bert.Config, head *encoder.Head, open func() (*Session, error)) *Embedder {
+func NewEmbedder(cfg modelfiles.Config, head *encoder.Head, open func() (*Session, error)) *Embedder {
 	return &Embedder{Head: head, cfg: cfg, open: &opener{f: open}}
 }
 

@@ -9,9 +9,10 @@ import (
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/modelfiles"
 )
 
-var cfg = bert.Config{VocabSize: 20, HiddenSize: 8, NumHiddenLayers: 2, NumAttentionHeads: 2,
+var cfg = modelfiles.Config{VocabSize: 20, HiddenSize: 8, NumHiddenLayers: 2, NumAttentionHeads: 2,
 	IntermediateSize: 12, HiddenAct: "gelu", MaxPositionEmbeddings: 16, TypeVocabSize: 2, LayerNormEps: 1e-12, ModelType: "bert"}
 
 // export returns a decoded float32 export of cfg with random weights.
@@ -19,7 +20,7 @@ func export(t *testing.T, opset int) *onnx.Model {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	set := tensor.Set{}
-	for name, shape := range cfg.TensorShapes(true) {
+	for name, shape := range bert.TensorShapes(cfg, true) {
 		x := tensor.New(shape...)
 		for i := range x.Data {
 			x.Data[i] = float32(rng.NormFloat64() * 0.1)

@@ -22,6 +22,7 @@ import (
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/internal/memfs"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // testVocab is a small BERT vocabulary: [PAD]=0, [UNK]=1, [CLS]=2,
@@ -318,7 +319,7 @@ func TestIsModelDir(t *testing.T) {
 // tinyBERT returns a small random BERT for distillation tests.
 func tinyBERT(t testing.TB, vocab int) *bert.Model {
 	t.Helper()
-	c := bert.Config{VocabSize: vocab, HiddenSize: 8, NumHiddenLayers: 2, NumAttentionHeads: 2,
+	c := modelfiles.Config{VocabSize: vocab, HiddenSize: 8, NumHiddenLayers: 2, NumAttentionHeads: 2,
 		IntermediateSize: 12, HiddenAct: "gelu", MaxPositionEmbeddings: 16, TypeVocabSize: 2, LayerNormEps: 1e-12}
 	s := berttest.Weights(berttest.Sizes{Vocab: c.VocabSize, Hidden: c.HiddenSize, Layers: c.NumHiddenLayers,
 		Intermediate: c.IntermediateSize, Positions: c.MaxPositionEmbeddings, TypeVocab: c.TypeVocabSize}, 5, 6, "")

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // safetensorsFiles are the weight files of an installed model, in the
@@ -34,7 +34,7 @@ func ONNXDir(t testing.TB, name string, files ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := bert.ReadConfig(f, cfgPath)
+	cfg, err := modelfiles.ReadConfig(f, cfgPath)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)

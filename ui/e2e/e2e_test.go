@@ -23,10 +23,10 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/dreval/dreval/dataset"
-	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/modelfiles"
 	"github.com/dreval/dreval/results"
 	"github.com/dreval/dreval/serve"
 )

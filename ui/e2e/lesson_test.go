@@ -19,10 +19,10 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/dreval/dreval/encoder/modelfiles"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // The page as a teacher opens it (issue 16): the opening lesson, the

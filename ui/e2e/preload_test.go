@@ -17,8 +17,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/dreval/dreval/encoder/modelfiles"
+
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // TestModelPreloadedWithTheApp: the files of the model the page opens on

@@ -12,7 +12,7 @@ import (
 	"github.com/dreval/dreval/encoder/tensor"
 )
 
-// Sizes are a model's sizes (the fields of bert.Config that shape its
+// Sizes are a model's sizes (the fields of modelfiles.Config that shape its
 // weights). Positions is max_position_embeddings; Heads and Buckets
 // (MPNet's relative-position buckets) matter to New, not to Weights.
 type Sizes struct {

@@ -1,43 +1,7 @@
-// Package bert runs the forward pass of BERT-family encoders in pure Go,
-// in float32: embeddings (word + position, + token type where the family
-// has them), then per layer self-attention with a residual LayerNorm and
-// a feed-forward block (GELU, tanh-approximated GELU or ReLU, as
-// configured) with a residual LayerNorm. It returns the last layer's
-// hidden states, and, where the checkpoint has one, BERT's pooler.
-//
-// Four families share that structure (post-LayerNorm transformer
-// encoders) and differ in their embeddings, attention and tensor names
-// (see Family and Layout):
-//   - BERT (model_type bert, and dpr for DPR's encoders): positions
-//     0, 1, 2, ..., token type embeddings;
-//   - RoBERTa (model_type roberta and xlm-roberta): positions counted from
-//     padding_idx+1, skipping padding tokens, as Hugging Face's
-//     create_position_ids_from_input_ids does; one token type;
-//   - DistilBERT: its own tensor names, no token types;
-//   - MPNet: positions as RoBERTa's, no token types, and a learned
-//     relative-position bias (32 buckets of the distance, up to 128) added
-//     to every layer's attention scores.
-//
-// Checkpoints hold a family's backbone under a prefix ("bert.",
-// "roberta.", "question_encoder.bert_model.", ...; see DetectPrefix);
-// New finds it, NewWithPrefix takes it, and tensors outside the backbone
-// (task heads, projections) are left alone for the caller.
-//
-// The tokens of all sequences in a batch are packed into one matrix with no
-// padding: the linear layers run on every token at once, and attention runs
-// per sequence and head over that sequence's own tokens (what a padding
-// mask computes, without the wasted work). A sequence's result does not
-// depend on the rest of its batch.
-//
-// Matrix products run on one of two kernels, chosen by build: an AVX
-// assembly kernel (4×16 tiles) on amd64, and a portable register-blocked
-// 4×4 kernel in plain Go everywhere else, js/wasm included (no SIMD or
-// assembly there). Both sum every element in the same order without fused
-// multiply-adds, and are tested to give the same bits; every other
-// operation (exp, erf, tanh, LayerNorm) is plain Go arithmetic, so a
-// model gives the same bits natively and under js/wasm. Work is split
-// over goroutines by rows and by (sequence, head) (Model.SetThreads).
-package bert
+// config.json: the configuration of a BERT-family transformer, as
+// Hugging Face writes it.
+
+package modelfiles
 
 import (
 	"encoding/json"
@@ -249,7 +213,7 @@ func ReadConfig(r io.Reader, name string) (Config, error) {
 			c.TypeVocabSize = 2
 		}
 	case FamilyMPNet:
-		c.RelativeAttentionNumBuckets = intOr(raw.RelativeAttentionNumBuckets, mpnetBuckets)
+		c.RelativeAttentionNumBuckets = intOr(raw.RelativeAttentionNumBuckets, MPNetBuckets)
 	}
 	return c, c.Validate(name)
 }
@@ -327,12 +291,12 @@ func (c Config) PaddingIdx() int {
 }
 
 // mpnetPaddingIdx is the padding index MPNet's embeddings use whatever
-// config.json says; mpnetBuckets and mpnetMaxDistance are the bucket
+// config.json says; MPNetBuckets and MPNetMaxDistance are the bucket
 // count and largest distance its attention's relative positions use.
 const (
 	mpnetPaddingIdx  = 1
-	mpnetBuckets     = 32
-	mpnetMaxDistance = 128
+	MPNetBuckets     = 32
+	MPNetMaxDistance = 128
 )
 
 // PositionOffset returns the position id of a sequence's first token:
@@ -406,8 +370,8 @@ func (c Config) Validate(name string) error {
 	if c.MaxTokens() <= 0 {
 		return fmt.Errorf("%s: max_position_embeddings %d leaves no position for a token (positions start at %d)", name, c.MaxPositionEmbeddings, c.PositionOffset())
 	}
-	if f == FamilyMPNet && c.RelativeAttentionNumBuckets < mpnetBuckets {
-		return fmt.Errorf("%s: relative_attention_num_buckets %d is below the %d buckets MPNet's attention uses", name, c.RelativeAttentionNumBuckets, mpnetBuckets)
+	if f == FamilyMPNet && c.RelativeAttentionNumBuckets < MPNetBuckets {
+		return fmt.Errorf("%s: relative_attention_num_buckets %d is below the %d buckets MPNet's attention uses", name, c.RelativeAttentionNumBuckets, MPNetBuckets)
 	}
 	return nil
 }
