@@ -18,7 +18,7 @@ wasm:
 build: wasm
 	$(GO) build -o $(BUILD)/dreval ./cmd/dreval
 
-## beam: the Apache Beam pipeline in build/dreval-beam (its own module, beam/; README "Past one machine")
+## beam: the Apache Beam pipeline in build/dreval-beam (its own module, beam/; docs/beam.md)
 beam:
 	cd beam && $(GO) build -o ../$(BUILD)/dreval-beam ./cmd/dreval-beam
 
@@ -30,11 +30,11 @@ run: setup build
 test: wasm
 	scripts/test.sh
 
-## bench: every speed figure in the README (SECTIONS="metrics search" for some)
+## bench: every speed figure in docs/performance.md (SECTIONS="metrics search" for some)
 bench:
 	scripts/bench.sh
 
-## worker: the Cloudflare Worker in build/worker (README "Deploy to Cloudflare")
+## worker: the Cloudflare Worker in build/worker (docs/page.md "Deploy to Cloudflare")
 worker: wasm
 	scripts/worker-build.sh
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench.sh is "make bench": every speed figure in the README, section by
+# bench.sh is "make bench": every speed figure in docs/performance.md, section by
 # section. Each section prints its own command and figures. The machine's
 # load average is printed first: figures taken on a busy machine are not
 # comparable. SECTIONS (default: all) picks some, e.g. SECTIONS="metrics search".

@@ -72,7 +72,7 @@ scripts/setup-ort-web.sh
 
 # The static model distilled from minilm (Model2Vec recipe; 20 s to 2 minutes on 2 cores),
 # its table stored in float16: 15 MB for the page to download where float32 took 30 MB, the
-# same demo results to four decimals (README, "The opening lesson"). An install of an
+# same demo results to four decimals (docs/models.md, "The static model"). An install of an
 # earlier setup, in float32, is distilled again.
 if ! grep -qs '"dtype": "F16"' "$models/static/config.json"; then
   go run ./cmd/dreval model distill -models "$models" -model minilm -dims 256 -dtype f16 -out "$models/static"

@@ -42,7 +42,7 @@ chmod 644 "$out/wasm_exec.js"
 cp ui/components.css "$out/components.css"
 "$GO" run ./dataset/demo/zip -out "$out/demo.zip"
 # WASM_MAX_BYTES (unset: no limit) fails the build when app.wasm.gz is
-# larger, for CI to hold the app's size (README, "browser app size").
+# larger, for CI to hold the app's size (docs/performance.md, "browser app size").
 size=$(wc -c <"$out/app.wasm.gz")
 if [ -n "${WASM_MAX_BYTES:-}" ] && [ "$size" -gt "$WASM_MAX_BYTES" ]; then
   echo "wasm-build: $out/app.wasm.gz is $size bytes ($how), more than WASM_MAX_BYTES=$WASM_MAX_BYTES" >&2

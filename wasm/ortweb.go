@@ -428,7 +428,7 @@ func engineNote(m *experiment.Model, e string, server, why string) string {
 			}
 			fmt.Fprintf(&b, " on WebAssembly (SIMD, %d thread(s) per worker", threads)
 			if !c.Isolated {
-				b.WriteString("; more need cross-origin isolation, which this host does not give: see the README")
+				b.WriteString("; more need cross-origin isolation, which this host does not give: see docs/page.md")
 			}
 			b.WriteString(").")
 		}

@@ -259,7 +259,7 @@ const loader = (() => {
   // worker has it. With the float32 static model (31 MB) this waited for
   // the app's compilation, which the download had delayed by 0.5-0.9 s on
   // a loaded 2-core machine; its 15 MB in float16 are sooner in the
-  // workers when fetched at once (README, the opening lesson).
+  // workers when fetched at once (docs/page.md, the opening lesson).
   const asked = new Set(); // URLs file was asked for
   function preload(indexURL) {
     // The index itself is one of the files the workers ask for (Go reads
