@@ -3,8 +3,6 @@ package encoder
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
 
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
@@ -122,78 +120,17 @@ type Options struct {
 	ONNXFile string
 }
 
-// WeightFiles returns the weight file names Load looks for, in order
-// (modelfiles.Weights): safetensors, then a PyTorch checkpoint
-// (pytorch_model.bin).
-func WeightFiles() []string { return modelfiles.Weights() }
-
-// ONNXFile is the ONNX graph Load reads the weights from when the
-// directory holds none of WeightFiles (a plain BERT export, see package
-// onnx).
-const ONNXFile = modelfiles.ONNX
-
-// WeightFile returns the name of the weights file Load reads in d: the
-// first of WeightFiles present, else ONNXFile, else onnx/model.onnx (a
-// folder laid out for Transformers.js, with graphs only).
-func WeightFile(d Dir) (string, error) {
-	for _, name := range append(WeightFiles(), ONNXFile, modelfiles.ONNXFolder+"/"+ONNXFile) {
-		ok, err := d.Exists(name)
-		if err != nil {
-			return "", err
-		}
-		if ok {
-			return name, nil
-		}
-	}
-	return "", fmt.Errorf("%s holds no weights (expected one of %v, or %s or %s)", d.Name(), WeightFiles(), ONNXFile, modelfiles.ONNXFolder+"/"+ONNXFile)
-}
-
-// ONNXGraphs returns the ONNX graphs of d (modelfiles.IsONNXGraph: .onnx
-// files at the top and in its onnx/ folder), sorted.
-func ONNXGraphs(d Dir) ([]string, error) {
-	var files []string
-	for _, sub := range []string{".", modelfiles.ONNXFolder} {
-		es, err := fs.ReadDir(d.fsys, path.Join(d.dir, sub))
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			return nil, d.named(sub, err)
-		}
-		for _, e := range es {
-			f := path.Join(sub, e.Name())
-			if !e.IsDir() && modelfiles.IsONNXGraph(f) {
-				files = append(files, f)
-			}
-		}
-	}
-	return modelfiles.ONNXGraphs(files), nil
-}
-
-// PickONNX returns the ONNX graph of d that want chooses (see
-// modelfiles.PickONNX); the error names d.
-func PickONNX(d Dir, want string) (string, error) {
-	files, err := ONNXGraphs(d)
-	if err != nil {
-		return "", err
-	}
-	f, err := modelfiles.PickONNX(files, want)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", d.Name(), err)
-	}
-	return f, nil
-}
-
 // LoadTokenizer reads the tokenizer of the model in d, in any of the
 // layouts tokenizer.LoadFS reads (tokenizer.json; vocab.json and
 // merges.txt; a SentencePiece .model; vocab.txt; with the folder's
 // config.json, tokenizer_config.json and special_tokens_map.json).
-func LoadTokenizer(d Dir) (*tokenizer.Tokenizer, error) {
-	return tokenizer.LoadFSAs(d.fsys, d.dir, d.name)
+func LoadTokenizer(d modelfiles.Dir) (*tokenizer.Tokenizer, error) {
+	fsys, dir := d.FS()
+	return tokenizer.LoadFSAs(fsys, dir, d.Name())
 }
 
 // readONNX reads the weights of the ONNX graph file of d.
-func readONNX(d Dir, file string) (tensor.Set, *onnx.Info, error) {
+func readONNX(d modelfiles.Dir, file string) (tensor.Set, *onnx.Info, error) {
 	b, err := d.ReadFile(file)
 	if err != nil {
 		return nil, nil, err
@@ -210,11 +147,11 @@ func readONNX(d Dir, file string) (tensor.Set, *onnx.Info, error) {
 // model get" installs, and that of a Hugging Face or sentence-transformers
 // download: safetensors, or PyTorch's pytorch_model.bin, read by
 // ReadWeights without running any code) or, when there is none,
-// ONNXFile. The ONNX graph's sizes are
+// modelfiles.ONNX. The ONNX graph's sizes are
 // checked against config.json; without config.json, the configuration is
 // read from the graph when it says everything (attention heads and
 // layer-norm epsilon), else the error says what is missing.
-func Load(d Dir, o Options) (*Encoder, error) {
+func Load(d modelfiles.Dir, o Options) (*Encoder, error) {
 	s, err := ReadSettings(d, o)
 	if err != nil {
 		return nil, err

@@ -42,7 +42,7 @@ func mapFS(t *testing.T, dir, prefix string) fstest.MapFS {
 // disk; errors name the files by their path in the file system.
 func TestLoadFromMemory(t *testing.T) {
 	dir := tinyModelDir(t)
-	disk, err := Load(OSDir(dir), Options{})
+	disk, err := Load(modelfiles.OSDir(dir), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestLoadFromMemory(t *testing.T) {
 	all["models/tiny/README.md"] = &fstest.MapFile{Data: []byte("not read")}
 	// Only the files modelfiles.ToLoad picks are copied, as the browser
 	// app fetches a served model.
-	files, err := ModelFiles(FSDir(all, "models/tiny"))
+	files, err := modelfiles.ModelFiles(modelfiles.FSDir(all, "models/tiny"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestLoadFromMemory(t *testing.T) {
 	if len(mem) != 4 {
 		t.Errorf("%d files to load, want 4 (config, tokenizer, weights, pooling)", len(mem))
 	}
-	inMem, err := Load(FSDir(mem, "models/tiny"), Options{})
+	inMem, err := Load(modelfiles.FSDir(mem, "models/tiny"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,12 +78,12 @@ func TestLoadFromMemory(t *testing.T) {
 		t.Error("the model read from memory embeds differently from the one read from disk")
 	}
 	delete(mem, "models/tiny/tokenizer.json")
-	_, err = Load(FSDir(mem, "models/tiny"), Options{})
+	_, err = Load(modelfiles.FSDir(mem, "models/tiny"), Options{})
 	if err == nil || !strings.Contains(err.Error(), "models/tiny: no tokenizer.json, vocab.json+merges.txt, SentencePiece .model or vocab.txt") {
 		t.Errorf("missing tokenizer: %v, want an error naming models/tiny and the tokenizer files looked for", err)
 	}
 	delete(mem, "models/tiny/config.json")
-	if _, err = Load(FSDir(mem, "models/tiny"), Options{}); err == nil || !strings.Contains(err.Error(), "models/tiny/config.json") {
+	if _, err = Load(modelfiles.FSDir(mem, "models/tiny"), Options{}); err == nil || !strings.Contains(err.Error(), "models/tiny/config.json") {
 		t.Errorf("missing config: %v, want an error naming models/tiny/config.json", err)
 	}
 }
@@ -100,13 +100,13 @@ func TestModelFiles(t *testing.T) {
 		"m/pytorch_model.bin":         {},
 		"m/onnx/model_quantized.onnx": {},
 	}
-	got, err := ModelFiles(FSDir(mem, "m"))
+	got, err := modelfiles.ModelFiles(modelfiles.FSDir(mem, "m"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"1_Pooling/config.json", "config.json", "model.onnx", "model.safetensors", "pytorch_model.bin", "sentence_bert_config.json", "tokenizer.json"}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("ModelFiles = %v, want %v", got, want)
+		t.Errorf("modelfiles.ModelFiles = %v, want %v", got, want)
 	}
 	// Load reads the safetensors weights, not the graph beside them.
 	if got, want := modelfiles.ToLoad(got), []string{"1_Pooling/config.json", "config.json", "model.safetensors", "sentence_bert_config.json", "tokenizer.json"}; !reflect.DeepEqual(got, want) {
@@ -156,19 +156,19 @@ func TestDirSHA256(t *testing.T) {
 	known := knownFS{fstest.MapFS{"m/w.bin": {Data: []byte("abc")}, "m/x.bin": {Data: []byte("abc")}}, map[string]string{"m/w.bin": "feed"}}
 	for _, tc := range []struct {
 		name string
-		d    Dir
+		d    modelfiles.Dir
 		file string
 		want string
 	}{
-		{"on disk, hashed", OSDir(dir), "w.bin", abc},
-		{"known to the file system", FSDir(known, "m"), "w.bin", "feed"},
-		{"not known, hashed", FSDir(known, "m"), "x.bin", abc},
+		{"on disk, hashed", modelfiles.OSDir(dir), "w.bin", abc},
+		{"known to the file system", modelfiles.FSDir(known, "m"), "w.bin", "feed"},
+		{"not known, hashed", modelfiles.FSDir(known, "m"), "x.bin", abc},
 	} {
 		if got, err := tc.d.SHA256(tc.file); err != nil || got != tc.want {
 			t.Errorf("%s: SHA256 = %q, %v; want %q", tc.name, got, err, tc.want)
 		}
 	}
-	_, err := OSDir(dir).SHA256("missing.bin")
+	_, err := modelfiles.OSDir(dir).SHA256("missing.bin")
 	if want := filepath.Join(dir, "missing.bin"); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("missing file: %v, want an error naming %s", err, want)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 var (
@@ -21,7 +22,7 @@ var (
 func miniLM(t testing.TB) *Encoder {
 	t.Helper()
 	dir := sharedtest.ModelDir(t, "minilm")
-	miniOnce.Do(func() { miniEnc, miniErr = Load(OSDir(dir), Options{}) })
+	miniOnce.Do(func() { miniEnc, miniErr = Load(modelfiles.OSDir(dir), Options{}) })
 	if miniErr != nil {
 		t.Fatal(miniErr)
 	}
@@ -130,7 +131,7 @@ func TestMiniLMEdges(t *testing.T) {
 func TestMiniLMPoolingAndProgress(t *testing.T) {
 	dir := sharedtest.ModelDir(t, "minilm")
 	var calls [][2]int
-	e, err := Load(OSDir(dir), Options{Pooling: CLS, BatchSize: 2, MaxLength: 16, Threads: 1,
+	e, err := Load(modelfiles.OSDir(dir), Options{Pooling: CLS, BatchSize: 2, MaxLength: 16, Threads: 1,
 		Progress: func(done, total int) { calls = append(calls, [2]int{done, total}) }})
 	if err != nil {
 		t.Fatal(err)
@@ -151,16 +152,16 @@ func TestMiniLMPoolingAndProgress(t *testing.T) {
 	if c := cosine(vecs[0], mv[0]); c > 0.999 {
 		t.Errorf("CLS and mean pooling agree (cosine %v): the override did nothing", c)
 	}
-	if _, err := Load(OSDir(dir), Options{Pooling: "median"}); err == nil || !strings.Contains(err.Error(), `pooling "median" is not known`) {
+	if _, err := Load(modelfiles.OSDir(dir), Options{Pooling: "median"}); err == nil || !strings.Contains(err.Error(), `pooling "median" is not known`) {
 		t.Errorf("median pooling: %v", err)
 	}
-	if _, err := Load(OSDir(dir), Options{MaxLength: 513}); err == nil || !strings.Contains(err.Error(), "exceeds the model's 512 positions") {
+	if _, err := Load(modelfiles.OSDir(dir), Options{MaxLength: 513}); err == nil || !strings.Contains(err.Error(), "exceeds the model's 512 positions") {
 		t.Errorf("MaxLength 513: %v", err)
 	}
 }
 
 func TestLoadMissingDir(t *testing.T) {
-	_, err := Load(OSDir(t.TempDir()), Options{})
+	_, err := Load(modelfiles.OSDir(t.TempDir()), Options{})
 	if err == nil || !strings.Contains(err.Error(), "config.json") {
 		t.Errorf("got %v", err)
 	}
@@ -198,7 +199,7 @@ func TestReadPoolingConfig(t *testing.T) {
 		{"testdata/pool-max", Max, ""},
 		{"testdata/absent", Mean, ""},
 	} {
-		got, err := ReadPoolingConfig(OSDir(c.dir))
+		got, err := ReadPoolingConfig(modelfiles.OSDir(c.dir))
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s: error %v, want %q", c.dir, err, c.err)
@@ -287,17 +288,17 @@ func TestNewChecksVocabulary(t *testing.T) {
 }
 
 func TestReadSBERTConfig(t *testing.T) {
-	if c, err := readSBERTConfig(OSDir("testdata/stcfg")); c.MaxSeqLength != 256 || err != nil {
+	if c, err := readSBERTConfig(modelfiles.OSDir("testdata/stcfg")); c.MaxSeqLength != 256 || err != nil {
 		t.Errorf("got %+v, %v; want max_seq_length 256", c, err)
 	}
-	if c, err := readSBERTConfig(OSDir("testdata/absent")); c.MaxSeqLength != 0 || err != nil {
+	if c, err := readSBERTConfig(modelfiles.OSDir("testdata/absent")); c.MaxSeqLength != 0 || err != nil {
 		t.Errorf("absent file: %+v, %v", c, err)
 	}
 }
 
 func TestWeightFilesIsACopy(t *testing.T) {
-	WeightFiles()[0] = "changed"
-	if w := WeightFiles(); w[0] != "model.safetensors" || len(w) != 3 || w[2] != "pytorch_model.bin" {
+	modelfiles.Weights()[0] = "changed"
+	if w := modelfiles.Weights(); w[0] != "model.safetensors" || len(w) != 3 || w[2] != "pytorch_model.bin" {
 		t.Errorf("WeightFiles %v", w)
 	}
 }

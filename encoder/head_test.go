@@ -13,6 +13,7 @@ import (
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // writeTree writes files (slash-separated paths) under dir, making their
@@ -101,7 +102,7 @@ func TestSentenceTransformersHead(t *testing.T) {
 			"3_LayerNorm/config.json":       []byte(`{"dimension": 6}`),
 			"3_LayerNorm/model.safetensors": safetensorsBytes(t, tensor.Set{"norm.weight": g, "norm.bias": beta}),
 		})
-	e, err := Load(OSDir(dir), Options{})
+	e, err := Load(modelfiles.OSDir(dir), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestSentenceTransformersHead(t *testing.T) {
 func TestPrompts(t *testing.T) {
 	dir := stModelDir(t, map[string]any{"pooling_mode_mean_tokens": true, "include_prompt": false}, nil,
 		map[string][]byte{"config_sentence_transformers.json": []byte(`{"prompts": {"query": "cat ", "passage": "mat mat "}, "default_prompt_name": null, "similarity_fn_name": "dot"}`)})
-	e, err := Load(OSDir(dir), Options{})
+	e, err := Load(modelfiles.OSDir(dir), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +258,7 @@ func TestHeadErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := stModelDir(t, tc.pooling, tc.extra, tc.files)
-			_, err := Load(OSDir(dir), Options{})
+			_, err := Load(modelfiles.OSDir(dir), Options{})
 			if err == nil {
 				t.Fatal("loaded")
 			}
@@ -289,18 +290,18 @@ func FuzzModelSettings(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		fsys := fstest.MapFS{}
 		for _, name := range []string{"modules.json", "1_Pooling/config.json", "config_sentence_transformers.json", "sentence_bert_config.json",
-			"2_Dense/config.json", "3_LayerNorm/config.json", ManifestFile} {
+			"2_Dense/config.json", "3_LayerNorm/config.json", modelfiles.ManifestFile} {
 			fsys["m/"+name] = &fstest.MapFile{Data: []byte(s)}
 		}
-		d := FSDir(fsys, "m")
+		d := modelfiles.FSDir(fsys, "m")
 		readModules(d)
 		readPoolingConfig(d, "1_Pooling/config.json")
 		readSTConfig(d)
 		readSBERTConfig(d)
 		denseModule(d, "2_Dense", 8)
 		layerNormModule(d, "3_LayerNorm", 8)
-		if m, err := ParseManifest([]byte(s), "dreval.json"); err == nil && m == nil {
-			t.Fatal("ParseManifest returned nil without an error")
+		if m, err := modelfiles.ParseManifest([]byte(s), "dreval.json"); err == nil && m == nil {
+			t.Fatal("modelfiles.ParseManifest returned nil without an error")
 		}
 	})
 }

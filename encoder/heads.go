@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // The heads of checkpoints without sentence-transformers modules, as
@@ -208,7 +209,7 @@ func newLayerNorm(set tensor.Set, prefix string, dim int, file string) (*LayerNo
 // modulesHead returns the head of a sentence-transformers folder from its
 // modules after the transformer (mods as readModules checked them),
 // for hidden states of dim values.
-func modulesHead(d Dir, mods []stModule, dim int) (*Head, error) {
+func modulesHead(d modelfiles.Dir, mods []stModule, dim int) (*Head, error) {
 	pc, err := readPoolingConfig(d, path.Join(mods[1].Path, "config.json"))
 	if err != nil {
 		return nil, err
@@ -243,8 +244,8 @@ func modulesHead(d Dir, mods []stModule, dim int) (*Head, error) {
 // moduleWeights reads the weights of the module in folder dir of d: the
 // first of WeightFiles there (model.safetensors, or pytorch_model.bin),
 // as modelfiles.ToLoad picks it. It returns them with the file's path.
-func moduleWeights(d Dir, dir string) (tensor.Set, string, error) {
-	for _, name := range WeightFiles() {
+func moduleWeights(d modelfiles.Dir, dir string) (tensor.Set, string, error) {
+	for _, name := range modelfiles.Weights() {
 		file := path.Join(dir, name)
 		ok, err := d.Exists(file)
 		if err != nil {
@@ -259,7 +260,7 @@ func moduleWeights(d Dir, dir string) (tensor.Set, string, error) {
 		}
 		return w.Tensors, d.Path(file), nil
 	}
-	return nil, "", fmt.Errorf("%s: the module's weights are missing (expected one of %s)", d.Path(dir), strings.Join(WeightFiles(), ", "))
+	return nil, "", fmt.Errorf("%s: the module's weights are missing (expected one of %s)", d.Path(dir), strings.Join(modelfiles.Weights(), ", "))
 }
 
 // denseConfig is a Dense module's config.json.
@@ -272,7 +273,7 @@ type denseConfig struct {
 
 // denseModule reads the Dense module in folder dir of d, which takes in
 // values.
-func denseModule(d Dir, dir string, in int) (*Dense, error) {
+func denseModule(d modelfiles.Dir, dir string, in int) (*Dense, error) {
 	cfgFile := path.Join(dir, "config.json")
 	b, err := d.ReadFile(cfgFile)
 	if err != nil {
@@ -310,7 +311,7 @@ func denseModule(d Dir, dir string, in int) (*Dense, error) {
 
 // layerNormModule reads the LayerNorm module in folder dir of d over dim
 // values.
-func layerNormModule(d Dir, dir string, dim int) (*LayerNorm, error) {
+func layerNormModule(d modelfiles.Dir, dir string, dim int) (*LayerNorm, error) {
 	cfgFile := path.Join(dir, "config.json")
 	b, err := d.ReadFile(cfgFile)
 	if err != nil {

@@ -43,7 +43,7 @@ func readFile(t testing.TB, path string) []byte {
 func onnxDir(t testing.TB, set tensor.Set, cfg modelfiles.Config, cfgJSON, tokJSON []byte) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := onnx.WriteFile(filepath.Join(dir, ONNXFile), set, cfg, onnx.ExportOptions{ProducerVersion: "test"}); err != nil {
+	if err := onnx.WriteFile(filepath.Join(dir, modelfiles.ONNX), set, cfg, onnx.ExportOptions{ProducerVersion: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{"tokenizer.json": tokJSON}
@@ -84,7 +84,7 @@ func TestLoadONNXMiniLM(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{withCfg, noCfg} {
-		e, err := Load(OSDir(dir), Options{})
+		e, err := Load(modelfiles.OSDir(dir), Options{})
 		if err != nil {
 			t.Fatalf("Load(%s): %v", dir, err)
 		}
@@ -96,8 +96,8 @@ func TestLoadONNXMiniLM(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameVectors(t, dir, got, ref)
-		if w, err := WeightFile(OSDir(dir)); err != nil || filepath.Base(w) != ONNXFile {
-			t.Errorf("WeightFile(%s) = %q, %v; want model.onnx", dir, w, err)
+		if w, err := modelfiles.OSDir(dir).WeightFile(); err != nil || filepath.Base(w) != modelfiles.ONNX {
+			t.Errorf("%s.WeightFile() = %q, %v; want model.onnx", dir, w, err)
 		}
 	}
 }
@@ -146,7 +146,7 @@ func TestLoadONNXTiny(t *testing.T) {
 	texts := []string{"the cat sat on the mat", "mat", "dog"}
 	encode := func(dir string) [][]float32 {
 		t.Helper()
-		e, err := Load(OSDir(dir), Options{})
+		e, err := Load(modelfiles.OSDir(dir), Options{})
 		if err != nil {
 			t.Fatalf("Load(%s): %v", dir, err)
 		}
@@ -160,7 +160,7 @@ func TestLoadONNXTiny(t *testing.T) {
 	for _, dir := range []string{withCfg, noCfg, both} {
 		sameVectors(t, dir, encode(dir), ref)
 	}
-	if wf, _ := WeightFile(OSDir(both)); filepath.Base(wf) != "model.safetensors" {
+	if wf, _ := modelfiles.OSDir(both).WeightFile(); filepath.Base(wf) != "model.safetensors" {
 		t.Errorf("WeightFile with both = %s, want model.safetensors", wf)
 	}
 }
@@ -179,29 +179,29 @@ func TestLoadONNXErrors(t *testing.T) {
 		want  []string
 	}{
 		{"mismatched config", func(dir string) { writeFiles(t, dir, map[string][]byte{"config.json": badCfg}) },
-			[]string{ONNXFile, "config.json", `"intermediate_size" is 16 but the ONNX weights have 12`}},
+			[]string{modelfiles.ONNX, "config.json", `"intermediate_size" is 16 but the ONNX weights have 12`}},
 		{"mismatched heads", func(dir string) { writeFiles(t, dir, map[string][]byte{"config.json": badHeads}) },
-			[]string{ONNXFile, `"num_attention_heads" is 4`}},
+			[]string{modelfiles.ONNX, `"num_attention_heads" is 4`}},
 		{"no tokenizer", func(dir string) { os.Remove(filepath.Join(dir, "tokenizer.json")) },
 			[]string{"no tokenizer.json, vocab.json+merges.txt, sentencepiece .model or vocab.txt"}}, // compared ignoring case
 		{"truncated graph", func(dir string) {
-			p := filepath.Join(dir, ONNXFile)
+			p := filepath.Join(dir, modelfiles.ONNX)
 			b := readFile(t, p)
-			writeFiles(t, dir, map[string][]byte{ONNXFile: b[:len(b)/2]})
-		}, []string{ONNXFile}},
-		{"not a graph", func(dir string) { writeFiles(t, dir, map[string][]byte{ONNXFile: []byte("{}")}) },
-			[]string{ONNXFile}},
-		{"no weights", func(dir string) { os.Remove(filepath.Join(dir, ONNXFile)) },
-			[]string{"holds no weights", "model.safetensors", ONNXFile}},
+			writeFiles(t, dir, map[string][]byte{modelfiles.ONNX: b[:len(b)/2]})
+		}, []string{modelfiles.ONNX}},
+		{"not a graph", func(dir string) { writeFiles(t, dir, map[string][]byte{modelfiles.ONNX: []byte("{}")}) },
+			[]string{modelfiles.ONNX}},
+		{"no weights", func(dir string) { os.Remove(filepath.Join(dir, modelfiles.ONNX)) },
+			[]string{"holds no weights", "model.safetensors", modelfiles.ONNX}},
 		{"no config, no graph", func(dir string) {
-			os.Remove(filepath.Join(dir, ONNXFile))
+			os.Remove(filepath.Join(dir, modelfiles.ONNX))
 			os.Remove(filepath.Join(dir, "config.json"))
 		}, []string{"config.json", "model directory"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := onnxDir(t, set, cfg, cfgJSON, tokJSON)
 			tc.setup(dir)
-			_, err := Load(OSDir(dir), Options{})
+			_, err := Load(modelfiles.OSDir(dir), Options{})
 			if err == nil {
 				t.Fatal("Load succeeded")
 			}

@@ -8,6 +8,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // Pooling names how a sequence's token vectors become one vector: one of
@@ -168,7 +170,7 @@ type poolingConfig struct {
 }
 
 // readPoolingConfig reads a Pooling module's config.json at file of d.
-func readPoolingConfig(d Dir, file string) (poolingConfig, error) {
+func readPoolingConfig(d modelfiles.Dir, file string) (poolingConfig, error) {
 	path := d.Path(file)
 	b, err := d.ReadFile(file)
 	if err != nil {
@@ -217,7 +219,7 @@ func readPoolingConfig(d Dir, file string) (poolingConfig, error) {
 
 // ReadPoolingConfig reads sentence-transformers' 1_Pooling/config.json in
 // d: its modes (Mean when the file does not exist).
-func ReadPoolingConfig(d Dir) (Pooling, error) {
+func ReadPoolingConfig(d modelfiles.Dir) (Pooling, error) {
 	pc, err := readPoolingConfig(d, "1_Pooling/config.json")
 	if errors.Is(err, fs.ErrNotExist) {
 		return Mean, nil

@@ -89,8 +89,8 @@ type Settings struct {
 	// Dir is the model directory; Transformer the directory of the
 	// transformer (Dir, or a sentence-transformers module's folder), and
 	// Weights the weight file's name in it (see WeightFile).
-	Dir         Dir
-	Transformer Dir
+	Dir         modelfiles.Dir
+	Transformer modelfiles.Dir
 	Weights     string
 	// onnx holds the graph's weights when reading the configuration from
 	// the graph read them already.
@@ -118,7 +118,7 @@ const (
 // none. It checks the modules are ones this package runs, in an order it
 // can run: a Transformer first, then a Pooling, then Dense and LayerNorm
 // modules and at most one Normalize, last.
-func readModules(d Dir) ([]stModule, error) {
+func readModules(d modelfiles.Dir) ([]stModule, error) {
 	b, err := d.ReadFile("modules.json")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -160,10 +160,10 @@ func readModules(d Dir) ([]stModule, error) {
 
 // TransformerDir returns the directory of d's transformer: d, or the
 // folder of its sentence-transformers Transformer module.
-func TransformerDir(d Dir) (Dir, error) {
+func TransformerDir(d modelfiles.Dir) (modelfiles.Dir, error) {
 	mods, err := readModules(d)
 	if err != nil {
-		return Dir{}, err
+		return modelfiles.Dir{}, err
 	}
 	if mods != nil && mods[0].Path != "" {
 		return d.Sub(mods[0].Path), nil
@@ -188,7 +188,7 @@ type sbertConfig struct {
 
 // readSBERTConfig reads sentence_bert_config.json in d; the zero value
 // when there is none.
-func readSBERTConfig(d Dir) (sbertConfig, error) {
+func readSBERTConfig(d modelfiles.Dir) (sbertConfig, error) {
 	var c sbertConfig
 	b, err := d.ReadFile("sentence_bert_config.json")
 	if errors.Is(err, fs.ErrNotExist) {
@@ -216,7 +216,7 @@ type stConfig struct {
 
 // readSTConfig reads config_sentence_transformers.json in d: the
 // prompts and the similarity (zero values when there is no file).
-func readSTConfig(d Dir) (Prompts, Similarity, error) {
+func readSTConfig(d modelfiles.Dir) (Prompts, Similarity, error) {
 	b, err := d.ReadFile("config_sentence_transformers.json")
 	if errors.Is(err, fs.ErrNotExist) {
 		return Prompts{}, "", nil
@@ -264,7 +264,7 @@ func isANCEModules(h *Head) bool {
 // checkpoint (their heads: see the package documentation), or a plain
 // Hugging Face folder (1_Pooling/config.json's pooling, else mean). Options'
 // Pooling, MaxLength and Normalize, when set, override the directory's.
-func ReadSettings(d Dir, o Options) (*Settings, error) {
+func ReadSettings(d modelfiles.Dir, o Options) (*Settings, error) {
 	mods, err := readModules(d)
 	if err != nil {
 		return nil, err
@@ -274,9 +274,9 @@ func ReadSettings(d Dir, o Options) (*Settings, error) {
 		s.Transformer = d.Sub(mods[0].Path)
 	}
 	t := s.Transformer
-	weights, werr := WeightFile(t)
+	weights, werr := t.WeightFile()
 	if o.ONNXFile != "" {
-		weights, werr = PickONNX(t, o.ONNXFile)
+		weights, werr = t.PickONNX(o.ONNXFile)
 	}
 	isONNX := werr == nil && strings.HasSuffix(weights, ".onnx")
 	s.ConfigPath, s.Weights = t.Path("config.json"), weights

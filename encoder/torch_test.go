@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/dreval/dreval/internal/torchbert"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // torchBERT returns testdata/torch-bert (scripts/torchckpt-golden/gen.py)
@@ -39,7 +40,7 @@ func torchDir(t *testing.T, files map[string]string) string {
 
 func encodeDir(t *testing.T, dir string, texts []string) [][]float32 {
 	t.Helper()
-	e, err := Load(OSDir(dir), Options{})
+	e, err := Load(modelfiles.OSDir(dir), Options{})
 	if err != nil {
 		t.Fatalf("Load(%s): %v", dir, err)
 	}
@@ -55,7 +56,7 @@ func encodeDir(t *testing.T, dir string, texts []string) [][]float32 {
 // the tied decoder weight is the word embeddings' storage read twice, and
 // the int64 position_ids are skipped.
 func TestReadWeightsPyTorch(t *testing.T) {
-	d := OSDir(torchBERT(t))
+	d := modelfiles.OSDir(torchBERT(t))
 	st, err := ReadWeights(d, "model.safetensors", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +111,7 @@ func TestLoadPyTorch(t *testing.T) {
 	} {
 		dir := torchDir(t, c.files)
 		sameVectors(t, c.name, encodeDir(t, dir, texts), ref)
-		s, err := ReadSettings(OSDir(dir), Options{})
+		s, err := ReadSettings(modelfiles.OSDir(dir), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +126,7 @@ func TestLoadPyTorch(t *testing.T) {
 	// The browser app's in-memory directory.
 	dir := torchDir(t, map[string]string{"pytorch_model.bin": "pytorch_model.bin"})
 	mem := mapFS(t, dir, "models/torch")
-	e, err := Load(FSDir(mem, "models/torch"), Options{})
+	e, err := Load(modelfiles.FSDir(mem, "models/torch"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestLoadDenseModulePyTorch(t *testing.T) {
 	sameVectors(t, "2_Dense/pytorch_model.bin", encodeDir(t, module("pytorch_model.bin", "dense.bin"), texts), ref)
 
 	noWeights := module("README.md", "config.json")
-	if _, err := Load(OSDir(noWeights), Options{}); err == nil || !strings.Contains(err.Error(), "2_Dense: the module's weights are missing (expected one of model.safetensors, model.fp16.safetensors, pytorch_model.bin)") {
+	if _, err := Load(modelfiles.OSDir(noWeights), Options{}); err == nil || !strings.Contains(err.Error(), "2_Dense: the module's weights are missing (expected one of model.safetensors, model.fp16.safetensors, pytorch_model.bin)") {
 		t.Errorf("a Dense module without weights: %v", err)
 	}
 }
@@ -183,12 +184,12 @@ func TestLoadPyTorchErrors(t *testing.T) {
 		{"empty", nil, "m/pytorch_model.bin: 0 bytes, too short for a PyTorch checkpoint"},
 	} {
 		mem := fstest.MapFS{"m/config.json": {Data: cfgJSON}, "m/tokenizer.json": {Data: tokJSON}, "m/pytorch_model.bin": {Data: c.bin}}
-		_, err := Load(FSDir(mem, "m"), Options{})
+		_, err := Load(modelfiles.FSDir(mem, "m"), Options{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}
-	if _, err := ReadWeights(OSDir(torchBERT(t)), "config.json", nil); err == nil || !strings.Contains(err.Error(), "config.json is not a weights file dreval reads") {
+	if _, err := ReadWeights(modelfiles.OSDir(torchBERT(t)), "config.json", nil); err == nil || !strings.Contains(err.Error(), "config.json is not a weights file dreval reads") {
 		t.Errorf("ReadWeights of config.json: %v", err)
 	}
 }

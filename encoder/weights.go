@@ -10,6 +10,7 @@ import (
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/torchckpt"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // Weights are the tensors of a weights file, as ReadWeights reads them.
@@ -49,13 +50,13 @@ func weightFormat(file string) (string, error) {
 }
 
 // ReadWeights reads weights file file of d (one of WeightFiles, or
-// ONNXFile) into float32 tensors, by its format: safetensors, a PyTorch
+// modelfiles.ONNX) into float32 tensors, by its format: safetensors, a PyTorch
 // checkpoint (package torchckpt: a restricted unpickler that runs no
 // code) or an ONNX graph's initializers. keep selects the tensors read by
 // name (nil: every float tensor); a tensor keep selects must be a float
 // tensor. Every loader of this package reads weights through it: the
 // transformer's, a DPR or ANCE head's, a sentence-transformers module's.
-func ReadWeights(d Dir, file string, keep func(name string) bool) (*Weights, error) {
+func ReadWeights(d modelfiles.Dir, file string, keep func(name string) bool) (*Weights, error) {
 	format, err := weightFormat(file)
 	if err != nil {
 		return nil, err
@@ -111,7 +112,7 @@ func filter(set tensor.Set, keep func(string) bool) tensor.Set {
 
 // WeightNames returns the names of the tensors of weights file file of
 // d, converting none (an ONNX graph is read whole).
-func WeightNames(d Dir, file string) ([]string, error) {
+func WeightNames(d modelfiles.Dir, file string) ([]string, error) {
 	format, err := weightFormat(file)
 	if err != nil {
 		return nil, err
@@ -154,7 +155,7 @@ func WeightNames(d Dir, file string) ([]string, error) {
 
 // onnxInitializerNames returns the names of the initializers of the ONNX
 // graph file of d.
-func onnxInitializerNames(d Dir, file string) ([]string, error) {
+func onnxInitializerNames(d modelfiles.Dir, file string) ([]string, error) {
 	b, err := d.ReadFile(file)
 	if err != nil {
 		return nil, err

@@ -62,11 +62,11 @@ func DefaultRegistry() *Registry {
 
 // Dir returns the model directory dir: in o.Files when it is set, else on
 // disk.
-func (o ModelOptions) Dir(dir string) encoder.Dir {
+func (o ModelOptions) Dir(dir string) modelfiles.Dir {
 	if o.Files != nil {
-		return encoder.FSDir(o.Files, dir)
+		return modelfiles.FSDir(o.Files, dir)
 	}
-	return encoder.OSDir(dir)
+	return modelfiles.OSDir(dir)
 }
 
 // join joins path elements as paths of o.Files (slash-separated) or of
@@ -206,7 +206,7 @@ func (t EncoderTokenizer) Swapped(pairs [][2]int32) (Tokenizer, error) {
 // with the engine o.Engine ("auto", "go" or "ort"), its score and prompts
 // overridden as o says; when auto does not use ONNX Runtime, the reason is
 // in the model's Notes.
-func OpenDense(name string, d encoder.Dir, o ModelOptions) (*Model, error) {
+func OpenDense(name string, d modelfiles.Dir, o ModelOptions) (*Model, error) {
 	r, err := engine.OpenRetriever(d, engine.RetrieverOptions{
 		Options: engine.Options{Engine: string(o.Engine), ORTLibrary: o.OrtLibrary, External: o.External, Encoder: encoder.Options{Threads: o.EncoderThreads}},
 		Score:   o.Score, QueryPrompt: o.QueryPrompt, DocumentPrompt: o.DocumentPrompt,
@@ -299,8 +299,8 @@ func (m *Model) WithEngine(engine string) (*Model, error) {
 //
 // digests keeps the digests computed so far, by folder: a tower of a
 // folder already digested reuses its digest.
-func openTower(name string, d encoder.Dir, e *encoder.Encoder, info engine.Info, digests map[string]string) (Tower, error) {
-	all, err := encoder.ModelFiles(d)
+func openTower(name string, d modelfiles.Dir, e *encoder.Encoder, info engine.Info, digests map[string]string) (Tower, error) {
+	all, err := modelfiles.ModelFiles(d)
 	if err != nil {
 		return Tower{}, err
 	}
@@ -342,11 +342,11 @@ func openTower(name string, d encoder.Dir, e *encoder.Encoder, info engine.Info,
 // fileDigest returns the hex SHA-256 over the named files of d: each
 // file's base name and the hex SHA-256 of its contents. A digest the
 // directory's file system already knows is used as it is
-// (encoder.Dir.SHA256, KnownSHA256: the browser's files carry the browser's
+// (modelfiles.Dir.SHA256, KnownSHA256: the browser's files carry the browser's
 // native SHA-256 of a download), so the page does not hash a model's
 // weights again in Go (half a second for 30 MB under js/wasm); both ways
 // give the same fingerprint.
-func fileDigest(d encoder.Dir, files ...string) (string, error) {
+func fileDigest(d modelfiles.Dir, files ...string) (string, error) {
 	h := sha256.New()
 	for _, name := range files {
 		sum, err := d.SHA256(name)

@@ -11,13 +11,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/memfs"
 	"github.com/dreval/dreval/internal/modeltest"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 func TestOpenBM25(t *testing.T) {
@@ -67,7 +67,7 @@ func TestOpenDenseEngines(t *testing.T) {
 		t.Skip("loads MiniLM")
 	}
 	dir := sharedtest.ModelDir(t, "minilm")
-	goModel, err := experiment.OpenDense("minilm", encoder.OSDir(dir), experiment.ModelOptions{Engine: "go"})
+	goModel, err := experiment.OpenDense("minilm", modelfiles.OSDir(dir), experiment.ModelOptions{Engine: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestOpenDenseEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := experiment.OpenDense("minilm", encoder.OSDir(dir), experiment.ModelOptions{Engine: "go"})
+	again, err := experiment.OpenDense("minilm", modelfiles.OSDir(dir), experiment.ModelOptions{Engine: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestOpenDenseEngines(t *testing.T) {
 	}
 	// The model directory with model.onnx exported beside its weights.
 	withONNX := modeltest.ONNXDir(t, "minilm", append(modeltest.Settings(t, "minilm"), "config.json", "tokenizer.json", "model.fp16.safetensors")...)
-	auto, err := experiment.OpenDense("minilm", encoder.OSDir(withONNX), experiment.ModelOptions{Engine: "auto", OrtLibrary: lib})
+	auto, err := experiment.OpenDense("minilm", modelfiles.OSDir(withONNX), experiment.ModelOptions{Engine: "auto", OrtLibrary: lib})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,14 +130,14 @@ func TestOpenDenseEngines(t *testing.T) {
 		}
 	}
 	// Without model.onnx, auto runs on Go and says why.
-	fallback, err := experiment.OpenDense("minilm", encoder.OSDir(dir), experiment.ModelOptions{Engine: "auto", OrtLibrary: lib})
+	fallback, err := experiment.OpenDense("minilm", modelfiles.OSDir(dir), experiment.ModelOptions{Engine: "auto", OrtLibrary: lib})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "model.onnx")); err != nil && (fallback.Engine != "go" || !strings.Contains(strings.Join(fallback.Notes, " "), "ONNX Runtime not used")) {
 		t.Errorf("auto without model.onnx: engine %q, notes %q", fallback.Engine, fallback.Notes)
 	}
-	if _, err := experiment.OpenDense("minilm", encoder.OSDir(withONNX), experiment.ModelOptions{Engine: "ort", OrtLibrary: filepath.Join(t.TempDir(), "nolib.so")}); err == nil {
+	if _, err := experiment.OpenDense("minilm", modelfiles.OSDir(withONNX), experiment.ModelOptions{Engine: "ort", OrtLibrary: filepath.Join(t.TempDir(), "nolib.so")}); err == nil {
 		t.Error("engine ort with a missing library: no error")
 	}
 }
@@ -167,7 +167,7 @@ func TestOpenDenseONNXOnly(t *testing.T) {
 		t.Skip("loads MiniLM")
 	}
 	dir := sharedtest.ModelDir(t, "minilm")
-	ref, err := experiment.OpenDense("minilm", encoder.OSDir(dir), experiment.ModelOptions{Engine: "go"})
+	ref, err := experiment.OpenDense("minilm", modelfiles.OSDir(dir), experiment.ModelOptions{Engine: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestOpenDenseONNXOnly(t *testing.T) {
 			files = append(files, "config.json")
 		}
 		m := modeltest.ONNXDir(t, "minilm", append(modeltest.Settings(t, "minilm"), files...)...)
-		om, err := experiment.OpenDense("minilm", encoder.OSDir(m), experiment.ModelOptions{Engine: "go"})
+		om, err := experiment.OpenDense("minilm", modelfiles.OSDir(m), experiment.ModelOptions{Engine: "go"})
 		if err != nil {
 			t.Fatalf("config.json %v: %v", withConfig, err)
 		}
@@ -211,7 +211,7 @@ func TestOpenDenseONNXOnly(t *testing.T) {
 // fingerprint takes (a different one gives a different fingerprint).
 func TestFingerprintKnownDigests(t *testing.T) {
 	dir := sharedtest.ModelDir(t, "static")
-	ref, err := experiment.OpenDense("static", encoder.OSDir(dir), experiment.ModelOptions{})
+	ref, err := experiment.OpenDense("static", modelfiles.OSDir(dir), experiment.ModelOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestFingerprintKnownDigests(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		got, err := experiment.OpenDense("static", encoder.FSDir(m, "m"), experiment.ModelOptions{})
+		got, err := experiment.OpenDense("static", modelfiles.FSDir(m, "m"), experiment.ModelOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // TestTextEncoder checks the adapter "dreval serve" answers /api/encode
@@ -16,7 +16,7 @@ import (
 // vectors its embedder's, and sparse models are refused.
 func TestTextEncoder(t *testing.T) {
 	dir := sharedtest.ModelDir(t, "minilm")
-	m, err := experiment.OpenDense("minilm", encoder.OSDir(dir), experiment.ModelOptions{Engine: "go"})
+	m, err := experiment.OpenDense("minilm", modelfiles.OSDir(dir), experiment.ModelOptions{Engine: "go"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -263,8 +263,8 @@ func IndexFS(fsys fs.FS) (*Index, error) {
 		}
 		m := Model{Name: e.Name(), Files: []File{}}
 		var towers []string
-		if b, err := fs.ReadFile(fsys, e.Name()+"/"+Manifest); err == nil {
-			if towers, err = Towers(b, e.Name()+"/"+Manifest); err != nil {
+		if b, err := fs.ReadFile(fsys, e.Name()+"/"+ManifestFile); err == nil {
+			if towers, err = Towers(b, e.Name()+"/"+ManifestFile); err != nil {
 				return nil, err
 			}
 		}

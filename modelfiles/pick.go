@@ -43,7 +43,7 @@ func Pick(from string, files []string) (send map[string]string, err error) {
 func PickGraph(from string, files []string, graph string) (map[string]string, error) {
 	if graph == "" {
 		graphs := ONNXGraphs(files)
-		if len(graphs) == 0 || slices.ContainsFunc(files, isWeights) || slices.Contains(files, ONNXFolder+"/"+ONNX) || slices.Contains(files, Manifest) {
+		if len(graphs) == 0 || slices.ContainsFunc(files, isWeights) || slices.Contains(files, ONNXFolder+"/"+ONNX) || slices.Contains(files, ManifestFile) {
 			return pick(from, files)
 		}
 		if len(graphs) > 1 {
@@ -72,12 +72,12 @@ func isWeights(file string) bool {
 }
 
 func pick(from string, files []string) (send map[string]string, err error) {
-	if slices.Contains(files, Manifest) {
+	if slices.Contains(files, ManifestFile) {
 		// A single tower at the top with a manifest (say SimCSE's
 		// pooling), or two towers in folders.
-		rest := slices.DeleteFunc(slices.Clone(files), func(f string) bool { return f == Manifest })
+		rest := slices.DeleteFunc(slices.Clone(files), func(f string) bool { return f == ManifestFile })
 		if send, err := Pick(from, rest); err == nil {
-			send[Manifest] = Manifest
+			send[ManifestFile] = ManifestFile
 			return send, nil
 		}
 		return pickRetriever(from, files)
@@ -156,7 +156,7 @@ const WeightsChosen = "weights:"
 // pickRetriever is Pick of a retriever's folder: its manifest, and each
 // tower (a folder directly inside it) picked as a model folder.
 func pickRetriever(from string, files []string) (map[string]string, error) {
-	send := map[string]string{Manifest: Manifest}
+	send := map[string]string{ManifestFile: ManifestFile}
 	byFolder := map[string][]string{}
 	var folders []string
 	for _, f := range files {
@@ -185,7 +185,7 @@ func pickRetriever(from string, files []string) (map[string]string, error) {
 		towers++
 	}
 	if towers == 0 {
-		return nil, fmt.Errorf("%s has a %s but no folder holding a model (a tokenizer and weights): its towers are missing", from, Manifest)
+		return nil, fmt.Errorf("%s has a %s but no folder holding a model (a tokenizer and weights): its towers are missing", from, ManifestFile)
 	}
 	return send, nil
 }

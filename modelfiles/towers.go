@@ -1,27 +1,19 @@
 package modelfiles
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
 )
 
-// Manifest is where a retriever's folder names its towers (dreval.json;
-// package encoder reads all of it).
-const Manifest = "dreval.json"
-
 // Towers returns the tower folders a dreval.json's contents name: its
 // "query" and "document" folders, each once, the manifest's own folder
 // ("" or ".") left out. name names the file in errors.
 func Towers(manifest []byte, name string) ([]string, error) {
-	var m struct {
-		Query    string `json:"query"`
-		Document string `json:"document"`
-	}
-	if err := json.Unmarshal(manifest, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	m, err := ParseManifest(manifest, name)
+	if err != nil {
+		return nil, err
 	}
 	var out []string
 	for _, t := range []string{m.Query, m.Document} {

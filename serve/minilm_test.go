@@ -9,6 +9,7 @@ import (
 
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // minilmEncoder adapts *encoder.Encoder to Encoder.
@@ -20,7 +21,7 @@ func (e minilmEncoder) VocabSize() int { return e.Tokenizer().VocabSize() }
 // texts and for ids, exactly the vectors of a direct encoder call.
 func TestEncodeMiniLM(t *testing.T) {
 	dir := sharedtest.ModelDir(t, "minilm")
-	enc, err := encoder.Load(encoder.OSDir(dir), encoder.Options{})
+	enc, err := encoder.Load(modelfiles.OSDir(dir), encoder.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

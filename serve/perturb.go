@@ -126,11 +126,11 @@ func (s *server) perturb(ctx context.Context, req *request) (*reply, error) {
 // tokenizer queries are perturbed through) from models: of its
 // transformer folder, in any layout the loaders read.
 func queryTokenizer(models fs.FS, name string) (*tokenizer.Tokenizer, error) {
-	d := encoder.FSDir(models, name)
+	d := modelfiles.FSDir(models, name)
 	if ok, err := d.Exists("."); err != nil || !ok {
 		return nil, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
 	}
-	man, err := encoder.ReadManifest(d)
+	man, err := modelfiles.ReadManifest(d)
 	if err != nil {
 		return nil, err
 	}

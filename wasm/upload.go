@@ -14,6 +14,7 @@ import (
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // checkModel opens the model msg.model as a run would (the same loaders
@@ -45,11 +46,11 @@ func (a *app) checkModel(msg js.Value) (map[string]any, error) {
 		root := path.Join(modelsDir, name)
 		var weights []string
 		for _, dir := range []string{m.Query.Dir, m.Document.Dir} {
-			d := encoder.FSDir(a.files, dir)
+			d := modelfiles.FSDir(a.files, dir)
 			if t, err := encoder.TransformerDir(d); err == nil {
 				d = t
 			}
-			if w, err := encoder.WeightFile(d); err == nil {
+			if w, err := d.WeightFile(); err == nil {
 				rel := strings.TrimPrefix(strings.TrimPrefix(path.Join(d.Name(), w), root), "/")
 				if !slices.Contains(weights, rel) {
 					weights = append(weights, rel)

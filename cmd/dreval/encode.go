@@ -17,6 +17,7 @@ import (
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/progress"
+	"github.com/dreval/dreval/modelfiles"
 	"github.com/dreval/dreval/retrieval"
 )
 
@@ -188,7 +189,7 @@ func runEncode(env *cliEnv, args []string) error {
 	} else {
 		ro.DocumentPrompt = promptOverride
 	}
-	r, err := engine.OpenRetriever(encoder.OSDir(dir), ro)
+	r, err := engine.OpenRetriever(modelfiles.OSDir(dir), ro)
 	if err != nil {
 		return err
 	}

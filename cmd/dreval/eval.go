@@ -14,6 +14,7 @@ import (
 	"github.com/dreval/dreval/answer"
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/modelfiles"
 	"github.com/dreval/dreval/perturb"
 	"github.com/dreval/dreval/report"
 	"github.com/dreval/dreval/report/ratechart"
@@ -71,8 +72,8 @@ const evalDefaultModels = "minilm,static,bm25"
 func evalInstalled(names []string, dir string) (installed, missing []string) {
 	for _, n := range names {
 		need := filepath.Join(dir, n, "config.json")
-		if fileExists(filepath.Join(dir, n, encoder.ManifestFile)) {
-			need = filepath.Join(dir, n, encoder.ManifestFile)
+		if fileExists(filepath.Join(dir, n, modelfiles.ManifestFile)) {
+			need = filepath.Join(dir, n, modelfiles.ManifestFile)
 		}
 		if n == "bm25" {
 			need = filepath.Join(dir, "minilm", "tokenizer.json")

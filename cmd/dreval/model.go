@@ -9,10 +9,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/encoder/modelstore"
 	"github.com/dreval/dreval/internal/progress"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 func init() {
@@ -100,7 +100,7 @@ func resolveModel(name, modelsDir string) (string, error) {
 // installed reports whether dir holds a model: its config.json, or a
 // retriever's dreval.json.
 func installed(dir string) bool {
-	for _, f := range []string{"config.json", encoder.ManifestFile} {
+	for _, f := range []string{"config.json", modelfiles.ManifestFile} {
 		if fileExists(filepath.Join(dir, f)) {
 			return true
 		}
@@ -293,7 +293,7 @@ func runModelList(env *cliEnv, fs *flag.FlagSet, args []string) error {
 // loadsAs says what the model in dir is as dreval loads it (the pure-Go
 // engine): Retriever.Describe, or why it does not load.
 func loadsAs(dir string) string {
-	r, err := engine.OpenRetriever(encoder.OSDir(dir), engine.RetrieverOptions{Options: engine.Options{Engine: engine.Go}})
+	r, err := engine.OpenRetriever(modelfiles.OSDir(dir), engine.RetrieverOptions{Options: engine.Options{Engine: engine.Go}})
 	if err != nil {
 		return "does not load: " + err.Error()
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/dreval/dreval/encoder/static"
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/internal/progress"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // modelDistill is the "dreval model distill" subcommand; model.go lists it
@@ -101,7 +102,7 @@ func runModelDistill(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		return fmt.Errorf("-out %s is the source model's directory; choose another", *out)
 	}
 
-	m, err := engine.Open(encoder.OSDir(src), engine.Options{Engine: string(eng), ORTLibrary: *ortLib, Encoder: encoder.Options{Threads: *threads}})
+	m, err := engine.Open(modelfiles.OSDir(src), engine.Options{Engine: string(eng), ORTLibrary: *ortLib, Encoder: encoder.Options{Threads: *threads}})
 	if err != nil {
 		return err
 	}
@@ -181,7 +182,7 @@ func runModelDistill(env *cliEnv, fs *flag.FlagSet, args []string) error {
 func sourceFingerprint(dir string) (string, error) {
 	h := sha256.New()
 	names := []string{"config.json"}
-	for _, w := range encoder.WeightFiles() {
+	for _, w := range modelfiles.Weights() {
 		if fileExists(filepath.Join(dir, w)) {
 			names = append(names, w)
 			break

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/static"
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/modelfiles"
 	"github.com/dreval/dreval/retrieval"
 )
 
@@ -100,7 +100,7 @@ func TestModelDistillTinyModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, _, err := static.Load(encoder.OSDir(outs[0]), 0)
+	enc, _, err := static.Load(modelfiles.OSDir(outs[0]), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestModelDistillTinyModel(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "engine ort (ONNX Runtime") {
 		t.Fatalf("distill -engine ort: exit %d: %s", code, errOut)
 	}
-	ortEnc, ortCfg, err := static.Load(encoder.OSDir(ortOut), 0)
+	ortEnc, ortCfg, err := static.Load(modelfiles.OSDir(ortOut), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

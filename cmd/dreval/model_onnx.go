@@ -76,14 +76,14 @@ func runModelExportONNX(env *cliEnv, fs *flag.FlagSet, args []string) error {
 // the transformer folder of each tower of a two-tower folder (its
 // dreval.json's query and document folders), or of dir itself.
 func exportFolders(dir string) ([]string, error) {
-	d := encoder.OSDir(dir)
+	d := modelfiles.OSDir(dir)
 	man, err := encoder.ReadManifest(d)
 	if err != nil {
 		return nil, err
 	}
 	q, doc := man.Towers(d)
 	var out []string
-	for _, t := range []encoder.Dir{q, doc} {
+	for _, t := range []modelfiles.Dir{q, doc} {
 		td, err := encoder.TransformerDir(t)
 		if err != nil {
 			return nil, err
@@ -113,17 +113,17 @@ func exportTower(env *cliEnv, dir, out string, opset int) error {
 		return err
 	}
 	name := ""
-	for _, n := range encoder.WeightFiles() {
+	for _, n := range modelfiles.Weights() {
 		if fileExists(filepath.Join(dir, n)) {
 			name = n
 			break
 		}
 	}
 	if name == "" {
-		return fmt.Errorf("%s holds no weights to export (expected one of %v)", dir, encoder.WeightFiles())
+		return fmt.Errorf("%s holds no weights to export (expected one of %v)", dir, modelfiles.Weights())
 	}
 	weights := filepath.Join(dir, name)
-	st, err := encoder.ReadWeights(encoder.OSDir(dir), name, nil)
+	st, err := encoder.ReadWeights(modelfiles.OSDir(dir), name, nil)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/dreval/dreval/dataset"
-	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/experiment"
@@ -174,7 +173,7 @@ func TestSite(t *testing.T) {
 	}
 	// The settings of minilm that a load reads, the demo's vectors and
 	// their ids, and the index.
-	src, err := encoder.ModelFiles(encoder.OSDir(sharedtest.ModelDir(t, "minilm")))
+	src, err := modelfiles.ModelFiles(modelfiles.OSDir(sharedtest.ModelDir(t, "minilm")))
 	if err != nil {
 		t.Fatal(err)
 	}

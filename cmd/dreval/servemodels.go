@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/dreval/dreval/dataset"
-	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/experiment"
+	"github.com/dreval/dreval/modelfiles"
 	"github.com/dreval/dreval/retrieval"
 	"github.com/dreval/dreval/serve"
 )
@@ -64,7 +64,7 @@ func (s *serveModels) open(name string) (*experiment.Model, error) {
 			e.err = fmt.Errorf("model %q is not installed in %s; run \"dreval model get %s\": %w", name, s.dir, name, serve.ErrUnknownModel)
 			return
 		}
-		e.m, e.err = experiment.OpenDense(name, encoder.OSDir(dir), s.opts)
+		e.m, e.err = experiment.OpenDense(name, modelfiles.OSDir(dir), s.opts)
 		if e.err == nil {
 			s.notef("model %s opened (%s)", name, strings.Join(e.m.Notes, "; "))
 			_, e.err = experiment.NewTextEncoder(e.m, serve.SideDocument)

@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/modelfiles"
 	"github.com/dreval/dreval/webapp"
@@ -229,7 +228,7 @@ func writeModelFiles(out, modelsDir, name string, weights bool, ortLib string, n
 		}
 		return false, err
 	}
-	files, err := encoder.LoadFiles(encoder.OSDir(dir))
+	files, err := modelfiles.LoadFiles(modelfiles.OSDir(dir))
 	if err != nil {
 		return false, err
 	}
@@ -247,8 +246,8 @@ func writeModelFiles(out, modelsDir, name string, weights bool, ortLib string, n
 		}
 		have[n] = true
 	}
-	if !have["config.json"] && !have[encoder.ManifestFile] {
-		return false, fmt.Errorf("model %q in %s has no config.json nor %s", name, dir, encoder.ManifestFile)
+	if !have["config.json"] && !have[modelfiles.ManifestFile] {
+		return false, fmt.Errorf("model %q in %s has no config.json nor %s", name, dir, modelfiles.ManifestFile)
 	}
 	// The graph the ort engines run, beside the weights it was exported
 	// from: the page's onnxruntime-web fetches it instead of building it

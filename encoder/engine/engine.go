@@ -28,6 +28,7 @@ import (
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/encoder/static"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // The engine names.
@@ -37,10 +38,6 @@ const (
 	ORT    = "ort"
 	Static = "static"
 )
-
-// ONNXFile is the ONNX graph the ort engine runs by default, in the model
-// directory (else onnx/model.onnx).
-const ONNXFile = "model.onnx"
 
 // Options configure Open.
 type Options struct {
@@ -129,7 +126,7 @@ func (m *Model) Close() error {
 // documentation describes. Engine ORT fails with the reason when ONNX
 // Runtime cannot run the model (see ORTUnavailable); Auto then falls back
 // to Go and records the reason in Info.Fallback.
-func Open(d encoder.Dir, o Options) (*Model, error) {
+func Open(d modelfiles.Dir, o Options) (*Model, error) {
 	switch {
 	case o.Engine == "", o.Engine == Auto, o.Engine == Go, o.Engine == ORT:
 	case o.External != nil && o.Engine == o.External.Name:
@@ -140,7 +137,7 @@ func Open(d encoder.Dir, o Options) (*Model, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		// A BERT ONNX graph without config.json: encoder.Load reads the
 		// configuration from the graph.
-		if ok, _ := d.Exists(encoder.ONNXFile); ok {
+		if ok, _ := d.Exists(modelfiles.ONNX); ok {
 			isStatic, err = false, nil
 		}
 	}
@@ -186,12 +183,12 @@ func Open(d encoder.Dir, o Options) (*Model, error) {
 // openORT opens the BERT model in d (on disk) on ONNX Runtime. Only the
 // directory's settings are read in Go (tokenizer, configuration, pooling,
 // maximum length), not its weights: ONNX Runtime holds those.
-func openORT(d encoder.Dir, o Options) (*Model, error) {
+func openORT(d modelfiles.Dir, o Options) (*Model, error) {
 	s, err := encoder.ReadSettings(d, o.Encoder)
 	if err != nil {
 		return nil, err
 	}
-	file, err := encoder.PickONNX(s.Transformer, o.Encoder.ONNXFile)
+	file, err := s.Transformer.PickONNX(o.Encoder.ONNXFile)
 	if err != nil {
 		return nil, fmt.Errorf("engine ort: %w", err)
 	}
@@ -223,7 +220,7 @@ func openORT(d encoder.Dir, o Options) (*Model, error) {
 	}, nil
 }
 
-func openStatic(d encoder.Dir, o Options) (*Model, error) {
+func openStatic(d modelfiles.Dir, o Options) (*Model, error) {
 	if o.Engine == ORT {
 		return nil, fmt.Errorf("engine ort: %s is a static model, a token-table lookup that runs in Go only (use engine auto or go)", d.Name())
 	}
@@ -242,13 +239,13 @@ func openStatic(d encoder.Dir, o Options) (*Model, error) {
 // build has no cgo, the library is missing or does not load, the model is
 // not on disk, or it has no ONNX graph (model.onnx or onnx/model.onnx).
 // It loads the library when it can.
-func ORTUnavailable(d encoder.Dir, libPath string) error {
+func ORTUnavailable(d modelfiles.Dir, libPath string) error {
 	return ORTUnavailableFor(d, libPath, "")
 }
 
 // ORTUnavailableFor is ORTUnavailable for the ONNX graph onnxFile chooses
 // (encoder.Options.ONNXFile; "" the default).
-func ORTUnavailableFor(d encoder.Dir, libPath, onnxFile string) error {
+func ORTUnavailableFor(d modelfiles.Dir, libPath, onnxFile string) error {
 	if err := ort.Available(libPath); err != nil {
 		if errors.Is(err, ort.ErrNotCompiled) {
 			return errors.New("this dreval was built without cgo, so it has no ONNX Runtime engine (build natively with CGO_ENABLED=1 and a C compiler)")
@@ -262,10 +259,10 @@ func ORTUnavailableFor(d encoder.Dir, libPath, onnxFile string) error {
 	if err != nil {
 		return err
 	}
-	if _, onDisk := t.OSPath(ONNXFile); !onDisk {
+	if _, onDisk := t.OSPath(modelfiles.ONNX); !onDisk {
 		return fmt.Errorf("%s is not on disk, and ONNX Runtime reads model files from disk", d.Name())
 	}
-	if _, err := encoder.PickONNX(t, onnxFile); err != nil {
+	if _, err := t.PickONNX(onnxFile); err != nil {
 		if onnxFile == "" {
 			return fmt.Errorf("%w; write model.onnx with \"dreval model export-onnx -model %s\"", err, d.Name())
 		}

@@ -75,7 +75,7 @@ func tinyBERT(t testing.TB, withONNX bool, seed uint64) string {
 		}
 	}
 	if withONNX {
-		if err := onnx.WriteFile(filepath.Join(dir, ONNXFile), s, c, onnx.ExportOptions{ProducerVersion: "test"}); err != nil {
+		if err := onnx.WriteFile(filepath.Join(dir, modelfiles.ONNX), s, c, onnx.ExportOptions{ProducerVersion: "test"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -111,7 +111,7 @@ func libPath(t *testing.T) string {
 
 func TestOpenGoForced(t *testing.T) {
 	dir := tinyBERTDir(t, true)
-	m, err := Open(encoder.OSDir(dir), Options{Engine: Go, ORTLibrary: "/nonexistent/" + ort.LibName, Encoder: encoder.Options{Threads: 1}})
+	m, err := Open(modelfiles.OSDir(dir), Options{Engine: Go, ORTLibrary: "/nonexistent/" + ort.LibName, Encoder: encoder.Options{Threads: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestOpenGoForced(t *testing.T) {
 
 func TestOpenAutoFallsBackToGo(t *testing.T) {
 	dir := tinyBERTDir(t, true)
-	m, err := Open(encoder.OSDir(dir), Options{ORTLibrary: "/nonexistent/" + ort.LibName})
+	m, err := Open(modelfiles.OSDir(dir), Options{ORTLibrary: "/nonexistent/" + ort.LibName})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestOpenAutoFallsBackToGo(t *testing.T) {
 func TestOpenORTUnavailableIsAnError(t *testing.T) {
 	noONNX := tinyBERTDir(t, false)
 	bad := "/nonexistent/" + ort.LibName
-	_, err := Open(encoder.OSDir(noONNX), Options{Engine: ORT, ORTLibrary: bad})
+	_, err := Open(modelfiles.OSDir(noONNX), Options{Engine: ORT, ORTLibrary: bad})
 	want := "engine ort: "
 	if !hasCgo() {
 		want += "this dreval was built without cgo"
@@ -162,12 +162,12 @@ func TestOpenORTUnavailableIsAnError(t *testing.T) {
 	}
 
 	lib := libPath(t)
-	_, err = Open(encoder.OSDir(noONNX), Options{Engine: ORT, ORTLibrary: lib})
+	_, err = Open(modelfiles.OSDir(noONNX), Options{Engine: ORT, ORTLibrary: lib})
 	want = fmt.Sprintf("engine ort: %s: no ONNX graph model.onnx or onnx/model.onnx (ONNX graphs in the folder: none); write model.onnx with \"dreval model export-onnx -model %s\"", noONNX, noONNX)
 	if err == nil || err.Error() != want {
 		t.Fatalf("Open(ort, no model.onnx) = %v, want %q", err, want)
 	}
-	m, err := Open(encoder.OSDir(noONNX), Options{Engine: Auto, ORTLibrary: lib})
+	m, err := Open(modelfiles.OSDir(noONNX), Options{Engine: Auto, ORTLibrary: lib})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,18 +179,18 @@ func TestOpenORTUnavailableIsAnError(t *testing.T) {
 func TestOpenAutoPicksORT(t *testing.T) {
 	lib := libPath(t)
 	dir := tinyBERTDir(t, true)
-	m, err := Open(encoder.OSDir(dir), Options{Engine: Auto, ORTLibrary: lib, Encoder: encoder.Options{Threads: 1}})
+	m, err := Open(modelfiles.OSDir(dir), Options{Engine: Auto, ORTLibrary: lib, Encoder: encoder.Options{Threads: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	if m.Info.Engine != ORT || m.Info.ORTVersion == "" || m.Info.Threads != 1 || m.Info.ONNXPath != filepath.Join(dir, ONNXFile) {
+	if m.Info.Engine != ORT || m.Info.ORTVersion == "" || m.Info.Threads != 1 || m.Info.ONNXPath != filepath.Join(dir, modelfiles.ONNX) {
 		t.Fatalf("info %+v, want engine ort", m.Info)
 	}
 	if s := m.Info.String(); !strings.Contains(s, "ONNX Runtime "+ort.Version()) || !strings.Contains(s, "1 intra-op threads") {
 		t.Errorf("String() = %q", s)
 	}
-	g, err := Open(encoder.OSDir(dir), Options{Engine: Go})
+	g, err := Open(modelfiles.OSDir(dir), Options{Engine: Go})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestOpenStatic(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range []string{"", Auto, Go} {
-		m, err := Open(encoder.OSDir(dir), Options{Engine: e, ORTLibrary: "/nonexistent"})
+		m, err := Open(modelfiles.OSDir(dir), Options{Engine: e, ORTLibrary: "/nonexistent"})
 		if err != nil {
 			t.Fatalf("engine %q: %v", e, err)
 		}
@@ -237,21 +237,21 @@ func TestOpenStatic(t *testing.T) {
 			t.Errorf("embedder %T", m.Embedder())
 		}
 	}
-	_, err := Open(encoder.OSDir(dir), Options{Engine: ORT})
+	_, err := Open(modelfiles.OSDir(dir), Options{Engine: ORT})
 	if err == nil || !strings.Contains(err.Error(), "is a static model, a token-table lookup that runs in Go only") {
 		t.Errorf("engine ort on a static model: %v", err)
 	}
-	_, err = Open(encoder.OSDir(dir), Options{Encoder: encoder.Options{Pooling: encoder.CLS}})
+	_, err = Open(modelfiles.OSDir(dir), Options{Encoder: encoder.Options{Pooling: encoder.CLS}})
 	if err == nil || !strings.Contains(err.Error(), `pooling "cls" is not supported`) {
 		t.Errorf("cls pooling on a static model: %v", err)
 	}
 }
 
 func TestOpenErrors(t *testing.T) {
-	if _, err := Open(encoder.OSDir(t.TempDir()), Options{}); err == nil || !strings.Contains(err.Error(), "a model directory? \"dreval model get\" installs one") {
+	if _, err := Open(modelfiles.OSDir(t.TempDir()), Options{}); err == nil || !strings.Contains(err.Error(), "a model directory? \"dreval model get\" installs one") {
 		t.Errorf("empty directory: %v", err)
 	}
-	if _, err := Open(encoder.OSDir(tinyBERTDir(t, false)), Options{Engine: "gpu"}); err == nil || !strings.Contains(err.Error(), `engine "gpu" is not known`) {
+	if _, err := Open(modelfiles.OSDir(tinyBERTDir(t, false)), Options{Engine: "gpu"}); err == nil || !strings.Contains(err.Error(), `engine "gpu" is not known`) {
 		t.Errorf("unknown engine: %v", err)
 	}
 }
@@ -271,10 +271,10 @@ func TestOpenORTReadsNoGoWeights(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "model.safetensors"), empty.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(encoder.OSDir(dir), Options{Engine: Go}); err == nil {
+	if _, err := Open(modelfiles.OSDir(dir), Options{Engine: Go}); err == nil {
 		t.Fatal("engine go opened a model.safetensors without weights")
 	}
-	m, err := Open(encoder.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib, Encoder: encoder.Options{Threads: 1}})
+	m, err := Open(modelfiles.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib, Encoder: encoder.Options{Threads: 1}})
 	if err != nil {
 		t.Fatalf("engine ort with a model.safetensors without weights: %v", err)
 	}
@@ -298,7 +298,7 @@ func TestOpenORTReadsNoGoWeights(t *testing.T) {
 	if err := os.WriteFile(cfgPath, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Open(encoder.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib})
+	_, err = Open(modelfiles.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib})
 	if err == nil || !strings.Contains(err.Error(), "the graph's word-embedding table has 16 rows, but the configuration says vocab_size 17 (the configuration is "+cfgPath+")") {
 		t.Fatalf("config.json disagreeing with model.onnx: err %v, want it to name %s", err, cfgPath)
 	}

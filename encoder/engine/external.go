@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // External is an engine that runs the transformer of BERT-family models
@@ -24,7 +25,7 @@ type External struct {
 
 // openExternal opens the BERT-family model in d with the external engine
 // o.External.
-func openExternal(d encoder.Dir, o Options) (*Model, error) {
+func openExternal(d modelfiles.Dir, o Options) (*Model, error) {
 	s, err := encoder.ReadSettings(d, o.Encoder)
 	if err != nil {
 		return nil, err

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // goTransformer is an External engine whose transformer is the pure-Go
 // one (loaded again with encoder.Load), standing in for onnxruntime-web:
 // it records the settings it was given and fails when told to.
 type goTransformer struct {
-	dir    encoder.Dir
+	dir    modelfiles.Dir
 	fail   error
 	got    *encoder.Settings
 	closed bool
@@ -34,7 +35,7 @@ func (g *goTransformer) external() *External {
 
 func TestOpenExternal(t *testing.T) {
 	dir := tinyBERTDir(t, false)
-	d := encoder.OSDir(dir)
+	d := modelfiles.OSDir(dir)
 	ref, err := Open(d, Options{Engine: Go})
 	if err != nil {
 		t.Fatal(err)

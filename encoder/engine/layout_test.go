@@ -29,7 +29,7 @@ func hfLayoutDir(t *testing.T) string {
 	if err := os.Mkdir(od, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(filepath.Join(dir, ONNXFile), filepath.Join(od, "model.onnx")); err != nil {
+	if err := os.Rename(filepath.Join(dir, modelfiles.ONNX), filepath.Join(od, "model.onnx")); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(filepath.Join(od, "model.onnx"))
@@ -78,7 +78,7 @@ func TestOpenONNXLayouts(t *testing.T) {
 	lib := libPath(t)
 	dir := hfLayoutDir(t)
 	texts := []string{"the big red cat sat on the mat", "dogs", "a blue dog sat on a red mat", ""}
-	g, err := Open(encoder.OSDir(dir), Options{Engine: Go})
+	g, err := Open(modelfiles.OSDir(dir), Options{Engine: Go})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,33 +97,33 @@ func TestOpenONNXLayouts(t *testing.T) {
 		{"onnx/model_sentence.onnx", "onnx/model_sentence.onnx", "float32", 1 - 1e-6},
 	}
 	for _, tt := range tests {
-		m, err := Open(encoder.OSDir(dir), Options{Engine: Auto, ORTLibrary: lib, Encoder: encoder.Options{Threads: 1, ONNXFile: tt.onnxFile}})
+		m, err := Open(modelfiles.OSDir(dir), Options{Engine: Auto, ORTLibrary: lib, Encoder: encoder.Options{Threads: 1, ONNXFile: tt.onnxFile}})
 		if err != nil {
-			t.Fatalf("ONNXFile %q: %v", tt.onnxFile, err)
+			t.Fatalf("modelfiles.ONNX %q: %v", tt.onnxFile, err)
 		}
 		if m.Info.Engine != ORT || m.Info.ONNXPath != filepath.Join(dir, filepath.FromSlash(tt.path)) || m.Info.Graph != tt.graph {
-			t.Errorf("ONNXFile %q: info %+v, want ort on %s (%s)", tt.onnxFile, m.Info, tt.path, tt.graph)
+			t.Errorf("modelfiles.ONNX %q: info %+v, want ort on %s (%s)", tt.onnxFile, m.Info, tt.path, tt.graph)
 		}
 		got, _, err := m.Encode(texts)
 		m.Close()
 		if err != nil {
-			t.Fatalf("ONNXFile %q: %v", tt.onnxFile, err)
+			t.Fatalf("modelfiles.ONNX %q: %v", tt.onnxFile, err)
 		}
 		for i := range texts {
 			if c := cosine(got[i], want[i]); !(c >= tt.minCos) {
-				t.Errorf("ONNXFile %q, text %d: cosine %.7f to the pure-Go engine's, want >= %v", tt.onnxFile, i, c, tt.minCos)
+				t.Errorf("modelfiles.ONNX %q, text %d: cosine %.7f to the pure-Go engine's, want >= %v", tt.onnxFile, i, c, tt.minCos)
 			}
 		}
 	}
 
 	// A pooling asked for cannot apply to a graph that pools inside
 	// itself.
-	_, err = Open(encoder.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib, Encoder: encoder.Options{ONNXFile: "onnx/model_sentence.onnx", Pooling: encoder.CLS}})
+	_, err = Open(modelfiles.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib, Encoder: encoder.Options{ONNXFile: "onnx/model_sentence.onnx", Pooling: encoder.CLS}})
 	if err == nil || !strings.Contains(err.Error(), "the graph gives only a sentence embedding pooled inside it (sentence_embedding), so the pooling asked for cannot be applied") {
 		t.Errorf("cls pooling of a sentence graph: %v", err)
 	}
 	// A graph that is not there: the error lists those that are.
-	_, err = Open(encoder.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib, Encoder: encoder.Options{ONNXFile: "q4"}})
+	_, err = Open(modelfiles.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib, Encoder: encoder.Options{ONNXFile: "q4"}})
 	if want := "no ONNX graph onnx/model_q4.onnx or model_q4.onnx (ONNX graphs in the folder: onnx/model.onnx, onnx/model_fp16.onnx, onnx/model_quantized.onnx, onnx/model_sentence.onnx)"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("missing variant: %v, want it to contain %q", err, want)
 	}
@@ -135,14 +135,14 @@ func TestOpenONNXLayouts(t *testing.T) {
 func TestGoRefusesQuantizedGraphs(t *testing.T) {
 	dir := hfLayoutDir(t)
 	for file, what := range map[string]string{"quantized": "int8-quantized (DynamicQuantizeLinear, MatMulInteger) graph", "fp16": "float16 graph"} {
-		_, err := Open(encoder.OSDir(dir), Options{Engine: Go, Encoder: encoder.Options{ONNXFile: file}})
+		_, err := Open(modelfiles.OSDir(dir), Options{Engine: Go, Encoder: encoder.Options{ONNXFile: file}})
 		want := "the pure-Go engine cannot run this " + what
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "use the ort engine (-engine ort)") || !strings.Contains(err.Error(), filepath.Join(dir, "onnx", "model_"+file+".onnx")) {
-			t.Errorf("engine go, ONNXFile %q: %v; want it to name the file and say %q and to use -engine ort", file, err, want)
+			t.Errorf("engine go, modelfiles.ONNX %q: %v; want it to name the file and say %q and to use -engine ort", file, err, want)
 		}
 	}
 	// The plain float32 graph in onnx/ runs on the pure-Go engine.
-	m, err := Open(encoder.OSDir(dir), Options{Engine: Go, Encoder: encoder.Options{ONNXFile: "fp32"}})
+	m, err := Open(modelfiles.OSDir(dir), Options{Engine: Go, Encoder: encoder.Options{ONNXFile: "fp32"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,11 +188,11 @@ func TestORTReadsPoolerOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := onnx.WriteFile(filepath.Join(dir, ONNXFile), set, cfg, onnx.ExportOptions{}); err != nil {
+	if err := onnx.WriteFile(filepath.Join(dir, modelfiles.ONNX), set, cfg, onnx.ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	texts := []string{"the big red cat sat on the mat", "dogs"}
-	g, err := Open(encoder.OSDir(dir), Options{Engine: Go, Encoder: encoder.Options{Pooling: encoder.Pooler}})
+	g, err := Open(modelfiles.OSDir(dir), Options{Engine: Go, Encoder: encoder.Options{Pooling: encoder.Pooler}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestORTReadsPoolerOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := Open(encoder.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib, Encoder: encoder.Options{Threads: 1, Pooling: encoder.Pooler}})
+	m, err := Open(modelfiles.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib, Encoder: encoder.Options{Threads: 1, Pooling: encoder.Pooler}})
 	if err != nil {
 		t.Fatal(err)
 	}

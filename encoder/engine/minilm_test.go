@@ -8,6 +8,7 @@ import (
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // TestMiniLMMaxSeqLength256 is issue 14's must-show: all-MiniLM-L6-v2's
@@ -17,7 +18,7 @@ import (
 // (as with no limit at all, and unlike the 128 the tokenizer.json's
 // truncation says), and a longer one is cut to 256 ids ending in [SEP].
 func TestMiniLMMaxSeqLength256(t *testing.T) {
-	r, err := OpenRetriever(encoder.OSDir(sharedtest.ModelDir(t, "minilm")), RetrieverOptions{Options: Options{Engine: Go, Encoder: encoder.Options{Threads: 1}}})
+	r, err := OpenRetriever(modelfiles.OSDir(sharedtest.ModelDir(t, "minilm")), RetrieverOptions{Options: Options{Engine: Go, Encoder: encoder.Options{Threads: 1}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/static"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // The sides of retrieval.
@@ -32,7 +33,7 @@ type Retriever struct {
 	// Towers is 1 or 2.
 	Towers int
 	// QueryDir and DocumentDir are the towers' folders.
-	QueryDir, DocumentDir encoder.Dir
+	QueryDir, DocumentDir modelfiles.Dir
 	// Static is a static model's config; nil for other models.
 	Static *static.Config
 	models []*Model
@@ -60,14 +61,14 @@ func (r *Retriever) Close() error {
 
 // OpenRetriever opens the retriever in d: a model folder (one tower), or
 // a folder whose dreval.json names a query and a document folder (see
-// encoder.Manifest), each opened with Open.
-func OpenRetriever(d encoder.Dir, o RetrieverOptions) (*Retriever, error) {
+// modelfiles.Manifest), each opened with Open.
+func OpenRetriever(d modelfiles.Dir, o RetrieverOptions) (*Retriever, error) {
 	man, err := encoder.ReadManifest(d)
 	if err != nil {
 		return nil, err
 	}
 	if man == nil {
-		man = &encoder.Manifest{}
+		man = &modelfiles.Manifest{}
 	}
 	r := &Retriever{Towers: 1}
 	r.QueryDir, r.DocumentDir = man.Towers(d)
@@ -107,7 +108,7 @@ func OpenRetriever(d encoder.Dir, o RetrieverOptions) (*Retriever, error) {
 		}
 		if maxLen > 0 && o.Encoder.MaxLength == 0 {
 			if e, err = e.WithMaxLength(maxLen); err != nil {
-				return nil, fmt.Errorf("%s: %s_max_length: %w", d.Path(encoder.ManifestFile), name, err)
+				return nil, fmt.Errorf("%s: %s_max_length: %w", d.Path(modelfiles.ManifestFile), name, err)
 			}
 		}
 		return e, nil

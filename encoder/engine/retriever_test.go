@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // twoTowers writes a retriever folder: two tiny BERTs (different
@@ -25,7 +26,7 @@ func twoTowers(t *testing.T, manifest string) string {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(root, encoder.ManifestFile), []byte(manifest), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, modelfiles.ManifestFile), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return root
@@ -37,7 +38,7 @@ func twoTowers(t *testing.T, manifest string) string {
 // lengths.
 func TestOpenRetrieverTwoTowers(t *testing.T) {
 	dir := twoTowers(t, `{"query": "q", "document": "d", "score": "dot", "document_prompt": "the ", "query_max_length": 6}`)
-	r, err := OpenRetriever(encoder.OSDir(dir), RetrieverOptions{Options: Options{Engine: Go}})
+	r, err := OpenRetriever(modelfiles.OSDir(dir), RetrieverOptions{Options: Options{Engine: Go}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestOpenRetrieverTwoTowers(t *testing.T) {
 	}
 	// An option overrides the manifest's score and prompts.
 	none := ""
-	r2, err := OpenRetriever(encoder.OSDir(dir), RetrieverOptions{Options: Options{Engine: Go}, Score: encoder.Cosine, DocumentPrompt: &none})
+	r2, err := OpenRetriever(modelfiles.OSDir(dir), RetrieverOptions{Options: Options{Engine: Go}, Score: encoder.Cosine, DocumentPrompt: &none})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestOpenRetrieverTwoTowers(t *testing.T) {
 // TestOpenRetrieverSingleTower: a model folder is a retriever whose
 // towers share one model, scored by cosine unless it says otherwise.
 func TestOpenRetrieverSingleTower(t *testing.T) {
-	r, err := OpenRetriever(encoder.OSDir(tinyBERTDir(t, false)), RetrieverOptions{Options: Options{Engine: Go}})
+	r, err := OpenRetriever(modelfiles.OSDir(tinyBERTDir(t, false)), RetrieverOptions{Options: Options{Engine: Go}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestOpenRetrieverErrors(t *testing.T) {
 		{`{"query": "q", "document": "d", "scoring": "dot"}`, `unknown field "scoring"`},
 	} {
 		dir := twoTowers(t, tc.manifest)
-		_, err := OpenRetriever(encoder.OSDir(dir), RetrieverOptions{Options: Options{Engine: Go}})
+		_, err := OpenRetriever(modelfiles.OSDir(dir), RetrieverOptions{Options: Options{Engine: Go}})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "dreval.json") {
 			t.Errorf("%s: %v, want an error naming dreval.json and %q", tc.manifest, err, tc.want)
 		}

@@ -29,9 +29,9 @@ import (
 // https://huggingface.co/{repo}/resolve/{revision}/{file}.
 const DefaultEndpoint = "https://huggingface.co"
 
-// ManifestFile is the manifest (encoder.ManifestFile) a Hub install
+// ManifestFile is the manifest (modelfiles.ManifestFile) a Hub install
 // writes when the model has a Manifest.
-const ManifestFile = encoder.ManifestFile
+const ManifestFile = modelfiles.ManifestFile
 
 // RecordFile is what a Hub install leaves in the model directory: the
 // repositories and commits it installed and each file's size and SHA-256
@@ -87,7 +87,7 @@ func (r HubRepo) Pinned() bool { return isCommit(r.Revision) }
 // Manifest is a model's ManifestFile: what its authors' code does that
 // its files do not say (two towers' folders, the score, the pooling,
 // each side's maximum length).
-type Manifest = encoder.Manifest
+type Manifest = modelfiles.Manifest
 
 // FileStatus is the progress of a Hub install in one file: the file's
 // path in the model directory, its place Index (from 1) among the Count
@@ -305,7 +305,12 @@ func (m Model) validateHub() error {
 		if !dirs[mf.Query] || !dirs[mf.Document] {
 			return fmt.Errorf("model %q: the manifest's towers %q and %q are not folders of its repositories", m.Name, mf.Query, mf.Document)
 		}
-		if _, err := encoder.ParseManifest(m.manifestBytes(), m.Name+" "+ManifestFile); err != nil {
+		name := m.Name + " " + ManifestFile
+		pm, err := modelfiles.ParseManifest(m.manifestBytes(), name)
+		if err == nil {
+			err = encoder.CheckManifest(pm, name)
+		}
+		if err != nil {
 			return fmt.Errorf("model %q: %w", m.Name, err)
 		}
 		if mf.Score == "" {

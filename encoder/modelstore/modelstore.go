@@ -34,7 +34,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // Model describes an installable model.
@@ -236,7 +236,7 @@ func writeSettings(m Model, dir string) error {
 }
 
 func checkFile(p, want string) error {
-	got, err := encoder.OSDir(filepath.Dir(p)).SHA256(filepath.Base(p))
+	got, err := modelfiles.OSDir(filepath.Dir(p)).SHA256(filepath.Base(p))
 	if err != nil {
 		return err
 	}

@@ -293,7 +293,7 @@ func TestThreeEnginesAgree(t *testing.T) {
 	if len(texts) != 1000 {
 		t.Fatalf("read %d texts, want 1000", len(texts))
 	}
-	enc, err := encoder.Load(encoder.OSDir(m.modelDir), encoder.Options{MaxLength: 64})
+	enc, err := encoder.Load(modelfiles.OSDir(m.modelDir), encoder.Options{MaxLength: 64})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/dreval/dreval/encoder/ortweb"
 	"github.com/dreval/dreval/internal/retrievertest"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // exported returns what onnx.Export and Marshal write for the settings'
@@ -91,7 +92,7 @@ func TestBuildGraphEveryFamily(t *testing.T) {
 		t.Run(layout, func(t *testing.T) {
 			dir := t.TempDir()
 			retrievertest.Write(t, layout, dir, 7)
-			s, err := encoder.ReadSettings(encoder.OSDir(dir), encoder.Options{})
+			s, err := encoder.ReadSettings(modelfiles.OSDir(dir), encoder.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +137,7 @@ func TestBuildGraphEveryFamily(t *testing.T) {
 func TestBuildGraphUsesModelONNX(t *testing.T) {
 	dir := t.TempDir()
 	retrievertest.Write(t, "bert", dir, 3)
-	s, err := encoder.ReadSettings(encoder.OSDir(dir), encoder.Options{})
+	s, err := encoder.ReadSettings(modelfiles.OSDir(dir), encoder.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func TestBuildGraphMiniLM(t *testing.T) {
 		t.Skipf("%v (make setup exports it)", err)
 	}
 	// The folder without its graph, as the browser receives it.
-	s, err := encoder.ReadSettings(encoder.OSDir(withoutONNX(t, dir)), encoder.Options{})
+	s, err := encoder.ReadSettings(modelfiles.OSDir(withoutONNX(t, dir)), encoder.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

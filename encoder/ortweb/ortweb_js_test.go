@@ -13,6 +13,7 @@ import (
 	"github.com/dreval/dreval/encoder/ortweb"
 	"github.com/dreval/dreval/internal/retrievertest"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // runtime loads the installed onnxruntime-web's WebAssembly build (the
@@ -74,7 +75,7 @@ func agree(t *testing.T, what string, got, want [][]float32) float64 {
 // graph BuildGraph gives) and with the pure-Go engine.
 func embedBoth(t *testing.T, rt *ortweb.Runtime, dir string, texts []string) (web, ref [][]float32, e *ortweb.Embedder) {
 	t.Helper()
-	d := encoder.OSDir(dir)
+	d := modelfiles.OSDir(dir)
 	s, err := encoder.ReadSettings(d, encoder.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +184,7 @@ func TestEmbedIDsErrors(t *testing.T) {
 	rt := runtime(t)
 	dir := t.TempDir()
 	retrievertest.Write(t, "bert", dir, 5)
-	s, err := encoder.ReadSettings(encoder.OSDir(dir), encoder.Options{})
+	s, err := encoder.ReadSettings(modelfiles.OSDir(dir), encoder.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/internal/memfs"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // benchSentence is a Cranfield-like sentence of about 30 WordPiece tokens.
@@ -92,7 +93,7 @@ func BenchmarkLoad(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	d := encoder.FSDir(&m, "m")
+	d := modelfiles.FSDir(&m, "m")
 	for b.Loop() {
 		if _, _, err := Load(d, 0); err != nil {
 			b.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/modelfiles"
 )
 
 // The files of a static model directory.
@@ -60,7 +61,7 @@ type Config struct {
 }
 
 // ReadConfig reads and checks the config.json of the static model in d.
-func ReadConfig(d encoder.Dir) (*Config, error) {
+func ReadConfig(d modelfiles.Dir) (*Config, error) {
 	b, err := d.ReadFile(ConfigFile)
 	if err != nil {
 		return nil, err
@@ -92,7 +93,7 @@ func parseConfig(b []byte, path string) (*Config, error) {
 
 // IsModelDir reports whether d's config.json declares model_type
 // "static". A missing or unreadable config.json is an error.
-func IsModelDir(d encoder.Dir) (bool, error) {
+func IsModelDir(d modelfiles.Dir) (bool, error) {
 	path := d.Path(ConfigFile)
 	b, err := d.ReadFile(ConfigFile)
 	if err != nil {
@@ -112,7 +113,7 @@ func IsModelDir(d encoder.Dir) (bool, error) {
 // weights file against the config's fingerprint and the table's shape
 // against the config and the tokenizer. Template special tokens and the
 // padding token are left out of every mean (see SkipIDs).
-func Load(d encoder.Dir, maxLen int) (*encoder.Encoder, *Config, error) {
+func Load(d modelfiles.Dir, maxLen int) (*encoder.Encoder, *Config, error) {
 	cfgPath := d.Path(ConfigFile)
 	cfg, err := ReadConfig(d)
 	if err != nil {
@@ -150,11 +151,11 @@ func Load(d encoder.Dir, maxLen int) (*encoder.Encoder, *Config, error) {
 
 // readWeights reads and checks the weights file of d against the
 // config's fingerprint. The browser's files know their digests
-// (encoder.Dir.KnownSHA256; Go's SHA-256 of 31 MB takes 0.3-0.7 s under
+// (modelfiles.Dir.KnownSHA256; Go's SHA-256 of 31 MB takes 0.3-0.7 s under
 // js/wasm, in every worker): then the tensors are read in place through
 // the file's ReaderAt, without a copy of its bytes. Otherwise the file is
 // read whole and hashed.
-func readWeights(d encoder.Dir, wPath, cfgPath, want string) (*safetensors.File, error) {
+func readWeights(d modelfiles.Dir, wPath, cfgPath, want string) (*safetensors.File, error) {
 	mismatch := func(sum string) error {
 		return fmt.Errorf("%s: SHA-256 is %s but %s records fingerprint %q; the files do not belong together", wPath, sum, cfgPath, want)
 	}

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/dreval/dreval/dataset"
-	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/modelfiles"
 	"github.com/dreval/dreval/retrieval"
 )
 
@@ -77,7 +77,7 @@ func TestQualityCranfield(t *testing.T) {
 		}
 	}
 	dense := func(dir string) (ndcg, recall float64, info string, secs float64) {
-		m, err := engine.Open(encoder.OSDir(dir), engine.Options{ORTLibrary: lib})
+		m, err := engine.Open(modelfiles.OSDir(dir), engine.Options{ORTLibrary: lib})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/safetensors"
@@ -205,7 +204,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	for _, dt := range []safetensors.DType{safetensors.F32, safetensors.F16} {
 		t.Run(string(dt), func(t *testing.T) {
 			dir, table := saveTestModel(t, dt)
-			enc, cfg, err := Load(encoder.OSDir(dir), 0)
+			enc, cfg, err := Load(modelfiles.OSDir(dir), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -290,28 +289,28 @@ func TestLoadErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := write(t, tc.tensors, tc.edit)
-			_, _, err := Load(encoder.OSDir(dir), 0)
+			_, _, err := Load(modelfiles.OSDir(dir), 0)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Load = %v, want an error containing %q", err, tc.want)
 			}
 		})
 	}
-	if _, _, err := Load(encoder.OSDir(t.TempDir()), 0); err == nil {
+	if _, _, err := Load(modelfiles.OSDir(t.TempDir()), 0); err == nil {
 		t.Error("Load of an empty directory: no error")
 	}
 }
 
 func TestIsModelDir(t *testing.T) {
 	dir, _ := saveTestModel(t, safetensors.F32)
-	if ok, err := IsModelDir(encoder.OSDir(dir)); !ok || err != nil {
+	if ok, err := IsModelDir(modelfiles.OSDir(dir)); !ok || err != nil {
 		t.Errorf("IsModelDir(static) = %v, %v", ok, err)
 	}
 	bertDir := t.TempDir()
 	os.WriteFile(filepath.Join(bertDir, ConfigFile), []byte(`{"model_type":"bert"}`), 0o644)
-	if ok, err := IsModelDir(encoder.OSDir(bertDir)); ok || err != nil {
+	if ok, err := IsModelDir(modelfiles.OSDir(bertDir)); ok || err != nil {
 		t.Errorf("IsModelDir(bert) = %v, %v", ok, err)
 	}
-	if _, err := IsModelDir(encoder.OSDir(t.TempDir())); err == nil {
+	if _, err := IsModelDir(modelfiles.OSDir(t.TempDir())); err == nil {
 		t.Error("IsModelDir(empty dir): no error")
 	}
 }
@@ -357,7 +356,7 @@ func TestDistillIsDeterministic(t *testing.T) {
 			}
 			files[run][name] = b
 		}
-		if _, _, err := Load(encoder.OSDir(dir), 0); err != nil {
+		if _, _, err := Load(modelfiles.OSDir(dir), 0); err != nil {
 			t.Fatalf("distilled model does not load: %v", err)
 		}
 	}
@@ -601,7 +600,7 @@ func TestLoadUsesKnownDigest(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		enc, _, err := Load(encoder.FSDir(&m, "m"), 0)
+		enc, _, err := Load(modelfiles.FSDir(&m, "m"), 0)
 		if c.ok && err != nil {
 			t.Errorf("%s digest: %v", c.name, err)
 		}

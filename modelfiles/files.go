@@ -1,15 +1,13 @@
-package encoder
+package modelfiles
 
 import (
 	"errors"
 	"io/fs"
 	"path"
 	"slices"
-
-	"github.com/dreval/dreval/modelfiles"
 )
 
-// ModelFiles returns the files of d that make the model (modelfiles.IsOf),
+// ModelFiles returns the files of d that make the model (IsOf),
 // sorted: at its top and in its sentence-transformers module folders,
 // and, for a retriever's folder (a dreval.json naming towers), in its
 // towers and their module folders; symbolic links are followed.
@@ -37,7 +35,7 @@ func ModelFiles(d Dir) ([]string, error) {
 				if err := list(rel, depth+1); err != nil {
 					return err
 				}
-			case info.Mode().IsRegular() && modelfiles.IsOf(rel, towers):
+			case info.Mode().IsRegular() && IsOf(rel, towers):
 				out = append(out, rel)
 			}
 		}
@@ -60,10 +58,10 @@ func towerFolders(d Dir) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return modelfiles.Towers(b, d.Path(ManifestFile))
+	return Towers(b, d.Path(ManifestFile))
 }
 
-// LoadFiles returns the files of d a load reads: modelfiles.ToLoadOf of
+// LoadFiles returns the files of d a load reads: ToLoadOf of
 // its ModelFiles (each tower's too). Whoever copies a model to load it
 // elsewhere copies these.
 func LoadFiles(d Dir) ([]string, error) {
@@ -75,5 +73,5 @@ func LoadFiles(d Dir) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return modelfiles.ToLoadOf(files, towers), nil
+	return ToLoadOf(files, towers), nil
 }

@@ -1,4 +1,4 @@
-package encoder
+package modelfiles
 
 import (
 	"errors"
@@ -8,8 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-
-	"github.com/dreval/dreval/modelfiles"
 )
 
 // Dir is a model directory: the file system its files are read from, the
@@ -115,12 +113,12 @@ func (d Dir) KnownSHA256(file string) (string, bool) {
 
 // SHA256 returns the hex SHA-256 of file's contents: KnownSHA256's where
 // the directory's file system knows it, else hashed as
-// modelfiles.FileSHA256 hashes a file.
+// FileSHA256 hashes a file.
 func (d Dir) SHA256(file string) (string, error) {
 	if sum, ok := d.KnownSHA256(file); ok {
 		return sum, nil
 	}
-	sum, err := modelfiles.FileSHA256(d.fsys, path.Join(d.dir, file))
+	sum, err := FileSHA256(d.fsys, path.Join(d.dir, file))
 	var pe *fs.PathError
 	switch {
 	case errors.As(err, &pe):
@@ -183,4 +181,19 @@ func (b bytesReaderAt) ReadAt(p []byte, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// FS returns the file system the directory's files are read from and the
+// directory in it, for readers that take a file system (such as the
+// tokenizer's).
+func (d Dir) FS() (fsys fs.FS, dir string) { return d.fsys, d.dir }
+
+// ReadDir lists the folder sub of the directory ("." for itself); errors
+// name it as the user knows it.
+func (d Dir) ReadDir(sub string) ([]fs.DirEntry, error) {
+	es, err := fs.ReadDir(d.fsys, path.Join(d.dir, sub))
+	if err != nil {
+		return nil, d.named(sub, err)
+	}
+	return es, nil
 }
