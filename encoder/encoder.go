@@ -95,14 +95,37 @@ func New(tok *tokenizer.Tokenizer, emb Embedder, maxLen int) (*Encoder, error) {
 	return e, nil
 }
 
-// Encoder returns the encoder of the settings' model embedding with emb
-// (the transformer and s.Head), without a prompt.
-func (s *Settings) Encoder(emb Embedder) (*Encoder, error) {
-	e, err := New(s.Tokenizer, emb, s.MaxLength)
+// Reading is how a model reads and scores texts, besides its embedder:
+// its tokenizer, maximum length (ids, special tokens included),
+// lower-casing, prompts, similarity, and its head (pooling and the layers
+// after it; nil for a model that pools itself) with where the head came
+// from (Layout). A loader of a model folder fills it from the folder's
+// files (package transformer for the BERT family, package static).
+type Reading struct {
+	Tokenizer *tokenizer.Tokenizer
+	MaxLength int
+	// Lowercase lower-cases every text before it is tokenized
+	// (sentence_bert_config.json's do_lower_case).
+	Lowercase bool
+	// Prompts are the model's prompts; Similarity how it scores, "" when
+	// it does not say.
+	Prompts    Prompts
+	Similarity Similarity
+	Head       *Head
+	// Layout names where the head came from: "sentence-transformers
+	// modules", "DPR", "ANCE", "1_Pooling", "no pooling files", or
+	// "pooling asked for".
+	Layout string
+}
+
+// Encoder returns the encoder of the model that reads as r says and
+// embeds with emb (the transformer and r.Head), without a prompt.
+func (r *Reading) Encoder(emb Embedder) (*Encoder, error) {
+	e, err := New(r.Tokenizer, emb, r.MaxLength)
 	if err != nil {
 		return nil, err
 	}
-	e.lowercase, e.prompts, e.similarity, e.head, e.layout = s.Lowercase, s.Prompts, s.Similarity, s.Head, s.Layout
+	e.lowercase, e.prompts, e.similarity, e.head, e.layout = r.Lowercase, r.Prompts, r.Similarity, r.Head, r.Layout
 	return e, nil
 }
 

@@ -1,15 +1,10 @@
 package encoder
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"slices"
 	"strings"
-
-	"github.com/dreval/dreval/modelfiles"
 )
 
 // Pooling names how a sequence's token vectors become one vector: one of
@@ -41,16 +36,6 @@ const (
 // poolingOrder is the order sentence-transformers concatenates modes in.
 var poolingOrder = []Pooling{CLS, Max, Mean, MeanSqrtLen, WeightedMean, LastToken}
 
-// stPoolingKeys maps 1_Pooling/config.json's keys to the modes.
-var stPoolingKeys = map[string]Pooling{
-	"pooling_mode_cls_token":            CLS,
-	"pooling_mode_max_tokens":           Max,
-	"pooling_mode_mean_tokens":          Mean,
-	"pooling_mode_mean_sqrt_len_tokens": MeanSqrtLen,
-	"pooling_mode_weightedmean_tokens":  WeightedMean,
-	"pooling_mode_lasttoken":            LastToken,
-}
-
 // ParsePooling returns the Pooling called s: a mode, or modes joined by
 // "+", each at most once.
 func ParsePooling(s string) (Pooling, error) {
@@ -69,11 +54,12 @@ func ParsePooling(s string) (Pooling, error) {
 		}
 		modes = append(modes, m)
 	}
-	return joinModes(modes), nil
+	return JoinPooling(modes), nil
 }
 
-// joinModes writes modes in sentence-transformers' order, joined by "+".
-func joinModes(modes []Pooling) Pooling {
+// JoinPooling returns the pooling of modes: each once, in
+// sentence-transformers' order, joined by "+".
+func JoinPooling(modes []Pooling) Pooling {
 	var parts []string
 	for _, m := range poolingOrder {
 		if slices.Contains(modes, m) {
@@ -160,69 +146,4 @@ func (p Pooling) Pool(dst, hidden []float32, dim, skip int) {
 			}
 		}
 	}
-}
-
-// poolingConfig is sentence-transformers' Pooling module's config.json.
-type poolingConfig struct {
-	Modes         Pooling
-	IncludePrompt bool
-	Dim           int // word_embedding_dimension, 0 when absent
-}
-
-// readPoolingConfig reads a Pooling module's config.json at file of d.
-func readPoolingConfig(d modelfiles.Dir, file string) (poolingConfig, error) {
-	path := d.Path(file)
-	b, err := d.ReadFile(file)
-	if err != nil {
-		return poolingConfig{}, err
-	}
-	var c map[string]any
-	if err := json.Unmarshal(b, &c); err != nil {
-		return poolingConfig{}, fmt.Errorf("%s: %w", path, err)
-	}
-	pc := poolingConfig{IncludePrompt: true}
-	var modes []Pooling
-	for k, v := range c {
-		switch {
-		case k == "include_prompt":
-			on, ok := v.(bool)
-			if !ok {
-				return poolingConfig{}, fmt.Errorf("%s: include_prompt is %v, expected true or false", path, v)
-			}
-			pc.IncludePrompt = on
-		case k == "word_embedding_dimension":
-			f, ok := v.(float64)
-			if !ok || f <= 0 || f != math.Trunc(f) || f > 1<<20 {
-				return poolingConfig{}, fmt.Errorf("%s: word_embedding_dimension is %v, expected a positive integer", path, v)
-			}
-			pc.Dim = int(f)
-		case strings.HasPrefix(k, "pooling_mode_"):
-			on, ok := v.(bool)
-			if !ok {
-				return poolingConfig{}, fmt.Errorf("%s: %s is %v, expected true or false", path, k, v)
-			}
-			m, known := stPoolingKeys[k]
-			if !known {
-				return poolingConfig{}, fmt.Errorf("%s: %s is not a pooling mode this version knows (known: pooling_mode_cls_token, _max_tokens, _mean_tokens, _mean_sqrt_len_tokens, _weightedmean_tokens, _lasttoken)", path, k)
-			}
-			if on {
-				modes = append(modes, m)
-			}
-		}
-	}
-	if len(modes) == 0 {
-		return poolingConfig{}, fmt.Errorf("%s: no pooling_mode_* is true: expected at least one", path)
-	}
-	pc.Modes = joinModes(modes)
-	return pc, nil
-}
-
-// ReadPoolingConfig reads sentence-transformers' 1_Pooling/config.json in
-// d: its modes (Mean when the file does not exist).
-func ReadPoolingConfig(d modelfiles.Dir) (Pooling, error) {
-	pc, err := readPoolingConfig(d, "1_Pooling/config.json")
-	if errors.Is(err, fs.ErrNotExist) {
-		return Mean, nil
-	}
-	return pc.Modes, err
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/modelfiles"
 	"github.com/dreval/dreval/retrieval"
 )
@@ -208,7 +209,7 @@ func (t EncoderTokenizer) Swapped(pairs [][2]int32) (Tokenizer, error) {
 // in the model's Notes.
 func OpenDense(name string, d modelfiles.Dir, o ModelOptions) (*Model, error) {
 	r, err := engine.OpenRetriever(d, engine.RetrieverOptions{
-		Options: engine.Options{Engine: string(o.Engine), ORTLibrary: o.OrtLibrary, External: o.External, Encoder: encoder.Options{Threads: o.EncoderThreads}},
+		Options: engine.Options{Engine: string(o.Engine), ORTLibrary: o.OrtLibrary, External: o.External, Encoder: transformer.Options{Threads: o.EncoderThreads}},
 		Score:   o.Score, QueryPrompt: o.QueryPrompt, DocumentPrompt: o.DocumentPrompt,
 	})
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 )
 
 // ONNX is the ONNX graph of a model directory: what the ort engine runs,
-// and what encoder.Load reads the weights from when there are no other
+// and what transformer.Load reads the weights from when there are no other
 // weights.
 const ONNX = "model.onnx"
 
@@ -21,7 +21,7 @@ const ONNX = "model.onnx"
 // their weights; package torchckpt reads it without running any code.
 const PyTorch = "pytorch_model.bin"
 
-// Weights returns the weight files encoder.Load looks for, in order of
+// Weights returns the weight files transformer.Load looks for, in order of
 // preference: safetensors, then the PyTorch checkpoint. (ONNX, the
 // graph, comes after them all.)
 func Weights() []string { return []string{"model.safetensors", "model.fp16.safetensors", PyTorch} }
@@ -98,7 +98,7 @@ func Is(file string) bool {
 	return slices.Contains(settings, name) || name == ONNX || name == PyTorch || strings.HasSuffix(name, ".safetensors")
 }
 
-// ToLoad returns, of a model directory's files, those encoder.Load reads,
+// ToLoad returns, of a model directory's files, those transformer.Load reads,
 // sorted: in every folder (the top and each module's), the settings files
 // present and the one weights file it picks (the first of Weights
 // present, else ONNX). Whoever copies a model to load it elsewhere (the

@@ -35,7 +35,7 @@ func Pick(from string, files []string) (send map[string]string, err error) {
 // model's weights: the safetensors or PyTorch weights at the folder's top
 // are left out, so the ort engines run that graph and the pure-Go engine
 // reads its weights from it (refusing a graph it cannot run), as
-// encoder.Options.ONNXFile has them do natively. With graph "", a folder
+// transformer.Options.ONNXFile has them do natively. With graph "", a folder
 // whose only weights are graphs in its onnx/ folder other than
 // onnx/model.onnx (a Transformers.js layout with model_quantized.onnx
 // alone, say) loads its one graph; with several, the error lists them.

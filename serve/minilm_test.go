@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/modelfiles"
 )
@@ -21,7 +22,7 @@ func (e minilmEncoder) VocabSize() int { return e.Tokenizer().VocabSize() }
 // texts and for ids, exactly the vectors of a direct encoder call.
 func TestEncodeMiniLM(t *testing.T) {
 	dir := sharedtest.ModelDir(t, "minilm")
-	enc, err := encoder.Load(modelfiles.OSDir(dir), encoder.Options{})
+	enc, err := transformer.Load(modelfiles.OSDir(dir), transformer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

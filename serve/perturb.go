@@ -135,7 +135,7 @@ func queryTokenizer(models fs.FS, name string) (*tokenizer.Tokenizer, error) {
 		return nil, err
 	}
 	q, _ := man.Towers(d)
-	t, err := encoder.TransformerDir(q)
+	t, err := modelfiles.TransformerDir(q)
 	if err != nil {
 		return nil, err
 	}

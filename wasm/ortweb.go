@@ -13,6 +13,7 @@ import (
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/encoder/ortweb"
+	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/modelfiles"
 )
@@ -147,7 +148,7 @@ func (a *app) ortExternal(e string) *engine.External {
 	if e == engineWebGPU {
 		ep = engineWebGPU
 	}
-	return &engine.External{Name: engine.ORT, New: func(s *encoder.Settings) (encoder.Embedder, engine.Info, func() error, error) {
+	return &engine.External{Name: engine.ORT, New: func(s *transformer.Settings) (encoder.Embedder, engine.Info, func() error, error) {
 		if why := ortServed(ep); why != "" {
 			return nil, engine.Info{}, nil, errors.New(why)
 		}
@@ -183,7 +184,7 @@ func (a *app) ortExternal(e string) *engine.External {
 // transformer, as a JavaScript Uint8Array, and whether ONNX Runtime
 // optimized it offline: the model.onnx the site serves beside a served
 // model's weights (servedGraph), else builtGraph's.
-func (a *app) graph(s *encoder.Settings) (g js.Value, optimized bool, err error) {
+func (a *app) graph(s *transformer.Settings) (g js.Value, optimized bool, err error) {
 	if g, optimized, ok, err := a.servedGraph(s.Transformer.Name()); ok || err != nil {
 		return g, optimized, err
 	}
@@ -196,7 +197,7 @@ func (a *app) graph(s *encoder.Settings) (g js.Value, optimized bool, err error)
 // or the graph exported from its weights, which one worker builds and the
 // page hands to the others (and keeps in Cache Storage, keyed by the
 // weights' SHA-256 and the app's build).
-func (a *app) builtGraph(s *encoder.Settings) (js.Value, error) {
+func (a *app) builtGraph(s *transformer.Settings) (js.Value, error) {
 	t := s.Transformer
 	if ok, _ := t.Exists(modelfiles.ONNX); ok {
 		g, err := ortweb.BuildGraph(s, "")

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall/js"
 
-	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/modelfiles"
@@ -47,7 +46,7 @@ func (a *app) checkModel(msg js.Value) (map[string]any, error) {
 		var weights []string
 		for _, dir := range []string{m.Query.Dir, m.Document.Dir} {
 			d := modelfiles.FSDir(a.files, dir)
-			if t, err := encoder.TransformerDir(d); err == nil {
+			if t, err := modelfiles.TransformerDir(d); err == nil {
 				d = t
 			}
 			if w, err := d.WeightFile(); err == nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/encoder/ort"
+	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/progress"
 	"github.com/dreval/dreval/modelfiles"
@@ -178,7 +179,7 @@ func runEncode(env *cliEnv, args []string) error {
 	}
 
 	var bar *progress.Bar
-	opts := encoder.Options{Pooling: pooling, MaxLength: *maxLen, Threads: *threads, BatchSize: *batch, ONNXFile: *onnxFile}
+	opts := transformer.Options{Pooling: pooling, MaxLength: *maxLen, Threads: *threads, BatchSize: *batch, ONNXFile: *onnxFile}
 	if !*quiet {
 		bar = progress.New(env.stderr)
 		opts.Progress = func(done, total int) { bar.Update("encoding", done, total, "texts") }

@@ -11,12 +11,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/static"
 	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/internal/progress"
 	"github.com/dreval/dreval/modelfiles"
 )
@@ -102,14 +103,14 @@ func runModelDistill(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		return fmt.Errorf("-out %s is the source model's directory; choose another", *out)
 	}
 
-	m, err := engine.Open(modelfiles.OSDir(src), engine.Options{Engine: string(eng), ORTLibrary: *ortLib, Encoder: encoder.Options{Threads: *threads}})
+	m, err := engine.Open(modelfiles.OSDir(src), engine.Options{Engine: string(eng), ORTLibrary: *ortLib, Encoder: transformer.Options{Threads: *threads}})
 	if err != nil {
 		return err
 	}
 	defer m.Close()
 	var fwd static.Forwarder
 	switch e := m.Embedder().(type) {
-	case *encoder.BERT:
+	case *bert.Embedder:
 		fwd = e.Model
 	case *ort.Embedder:
 		fwd = e

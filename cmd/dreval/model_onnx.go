@@ -13,6 +13,7 @@ import (
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/modelfiles"
 )
 
@@ -84,7 +85,7 @@ func exportFolders(dir string) ([]string, error) {
 	q, doc := man.Towers(d)
 	var out []string
 	for _, t := range []modelfiles.Dir{q, doc} {
-		td, err := encoder.TransformerDir(t)
+		td, err := modelfiles.TransformerDir(t)
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +124,7 @@ func exportTower(env *cliEnv, dir, out string, opset int) error {
 		return fmt.Errorf("%s holds no weights to export (expected one of %v)", dir, modelfiles.Weights())
 	}
 	weights := filepath.Join(dir, name)
-	st, err := encoder.ReadWeights(modelfiles.OSDir(dir), name, nil)
+	st, err := transformer.ReadWeights(modelfiles.OSDir(dir), name, nil)
 	if err != nil {
 		return err
 	}

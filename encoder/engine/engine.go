@@ -28,6 +28,7 @@ import (
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/encoder/static"
+	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/modelfiles"
 )
 
@@ -49,7 +50,7 @@ type Options struct {
 	// Encoder holds the pooling, truncation length, threads (goroutines
 	// for go, intra-op threads for ort; 0: one per core), batch size and
 	// progress callback.
-	Encoder encoder.Options
+	Encoder transformer.Options
 	// External, when set, runs BERT-family models instead of ONNX Runtime
 	// (the browser app's onnxruntime-web): Engine Auto or External.Name
 	// opens them with it, Auto falling back to Go when it fails (the
@@ -135,7 +136,7 @@ func Open(d modelfiles.Dir, o Options) (*Model, error) {
 	}
 	isStatic, err := static.IsModelDir(d)
 	if errors.Is(err, fs.ErrNotExist) {
-		// A BERT ONNX graph without config.json: encoder.Load reads the
+		// A BERT ONNX graph without config.json: transformer.Load reads the
 		// configuration from the graph.
 		if ok, _ := d.Exists(modelfiles.ONNX); ok {
 			isStatic, err = false, nil
@@ -165,11 +166,11 @@ func Open(d modelfiles.Dir, o Options) (*Model, error) {
 	if o.Engine != Go && ortErr == nil {
 		return openORT(d, o)
 	}
-	enc, err := encoder.Load(d, o.Encoder)
+	enc, err := transformer.Load(d, o.Encoder)
 	if err != nil {
 		return nil, err
 	}
-	b, ok := enc.Embedder().(*encoder.BERT)
+	b, ok := enc.Embedder().(*bert.Embedder)
 	if !ok {
 		return nil, fmt.Errorf("%s: unexpected embedder %T", d.Name(), enc.Embedder())
 	}
@@ -184,7 +185,7 @@ func Open(d modelfiles.Dir, o Options) (*Model, error) {
 // directory's settings are read in Go (tokenizer, configuration, pooling,
 // maximum length), not its weights: ONNX Runtime holds those.
 func openORT(d modelfiles.Dir, o Options) (*Model, error) {
-	s, err := encoder.ReadSettings(d, o.Encoder)
+	s, err := transformer.ReadSettings(d, o.Encoder)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +245,7 @@ func ORTUnavailable(d modelfiles.Dir, libPath string) error {
 }
 
 // ORTUnavailableFor is ORTUnavailable for the ONNX graph onnxFile chooses
-// (encoder.Options.ONNXFile; "" the default).
+// (transformer.Options.ONNXFile; "" the default).
 func ORTUnavailableFor(d modelfiles.Dir, libPath, onnxFile string) error {
 	if err := ort.Available(libPath); err != nil {
 		if errors.Is(err, ort.ErrNotCompiled) {
@@ -255,7 +256,7 @@ func ORTUnavailableFor(d modelfiles.Dir, libPath, onnxFile string) error {
 		}
 		return err
 	}
-	t, err := encoder.TransformerDir(d)
+	t, err := modelfiles.TransformerDir(d)
 	if err != nil {
 		return err
 	}

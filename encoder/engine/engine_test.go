@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/ort"
@@ -19,6 +20,7 @@ import (
 	"github.com/dreval/dreval/encoder/static"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/modelfiles"
 )
@@ -111,7 +113,7 @@ func libPath(t *testing.T) string {
 
 func TestOpenGoForced(t *testing.T) {
 	dir := tinyBERTDir(t, true)
-	m, err := Open(modelfiles.OSDir(dir), Options{Engine: Go, ORTLibrary: "/nonexistent/" + ort.LibName, Encoder: encoder.Options{Threads: 1}})
+	m, err := Open(modelfiles.OSDir(dir), Options{Engine: Go, ORTLibrary: "/nonexistent/" + ort.LibName, Encoder: transformer.Options{Threads: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,8 +121,8 @@ func TestOpenGoForced(t *testing.T) {
 	if m.Info.Engine != Go || m.Info.Fallback != "" || m.Info.Threads != 1 || m.Info.Dims != 8 {
 		t.Errorf("info %+v, want engine go, 1 thread, no fallback", m.Info)
 	}
-	if _, ok := m.Embedder().(*encoder.BERT); !ok {
-		t.Errorf("embedder %T, want *encoder.BERT", m.Embedder())
+	if _, ok := m.Embedder().(*bert.Embedder); !ok {
+		t.Errorf("embedder %T, want *bert.Embedder", m.Embedder())
 	}
 	if s := m.Info.String(); !strings.HasPrefix(s, "go (pure-Go BERT forward pass") {
 		t.Errorf("String() = %q", s)
@@ -179,7 +181,7 @@ func TestOpenORTUnavailableIsAnError(t *testing.T) {
 func TestOpenAutoPicksORT(t *testing.T) {
 	lib := libPath(t)
 	dir := tinyBERTDir(t, true)
-	m, err := Open(modelfiles.OSDir(dir), Options{Engine: Auto, ORTLibrary: lib, Encoder: encoder.Options{Threads: 1}})
+	m, err := Open(modelfiles.OSDir(dir), Options{Engine: Auto, ORTLibrary: lib, Encoder: transformer.Options{Threads: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +243,7 @@ func TestOpenStatic(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "is a static model, a token-table lookup that runs in Go only") {
 		t.Errorf("engine ort on a static model: %v", err)
 	}
-	_, err = Open(modelfiles.OSDir(dir), Options{Encoder: encoder.Options{Pooling: encoder.CLS}})
+	_, err = Open(modelfiles.OSDir(dir), Options{Encoder: transformer.Options{Pooling: encoder.CLS}})
 	if err == nil || !strings.Contains(err.Error(), `pooling "cls" is not supported`) {
 		t.Errorf("cls pooling on a static model: %v", err)
 	}
@@ -274,7 +276,7 @@ func TestOpenORTReadsNoGoWeights(t *testing.T) {
 	if _, err := Open(modelfiles.OSDir(dir), Options{Engine: Go}); err == nil {
 		t.Fatal("engine go opened a model.safetensors without weights")
 	}
-	m, err := Open(modelfiles.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib, Encoder: encoder.Options{Threads: 1}})
+	m, err := Open(modelfiles.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib, Encoder: transformer.Options{Threads: 1}})
 	if err != nil {
 		t.Fatalf("engine ort with a model.safetensors without weights: %v", err)
 	}

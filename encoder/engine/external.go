@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/modelfiles"
 )
 
@@ -20,13 +21,13 @@ type External struct {
 	Name string
 	// New opens the transformer of the model whose settings are s.
 	// close, when not nil, releases what it holds.
-	New func(s *encoder.Settings) (emb encoder.Embedder, info Info, close func() error, err error)
+	New func(s *transformer.Settings) (emb encoder.Embedder, info Info, close func() error, err error)
 }
 
 // openExternal opens the BERT-family model in d with the external engine
 // o.External.
 func openExternal(d modelfiles.Dir, o Options) (*Model, error) {
-	s, err := encoder.ReadSettings(d, o.Encoder)
+	s, err := transformer.ReadSettings(d, o.Encoder)
 	if err != nil {
 		return nil, err
 	}

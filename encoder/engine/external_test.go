@@ -6,26 +6,27 @@ import (
 	"testing"
 
 	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/modelfiles"
 )
 
 // goTransformer is an External engine whose transformer is the pure-Go
-// one (loaded again with encoder.Load), standing in for onnxruntime-web:
+// one (loaded again with transformer.Load), standing in for onnxruntime-web:
 // it records the settings it was given and fails when told to.
 type goTransformer struct {
 	dir    modelfiles.Dir
 	fail   error
-	got    *encoder.Settings
+	got    *transformer.Settings
 	closed bool
 }
 
 func (g *goTransformer) external() *External {
-	return &External{Name: ORT, New: func(s *encoder.Settings) (encoder.Embedder, Info, func() error, error) {
+	return &External{Name: ORT, New: func(s *transformer.Settings) (encoder.Embedder, Info, func() error, error) {
 		g.got = s
 		if g.fail != nil {
 			return nil, Info{}, nil, g.fail
 		}
-		e, err := encoder.Load(g.dir, encoder.Options{})
+		e, err := transformer.Load(g.dir, transformer.Options{})
 		if err != nil {
 			return nil, Info{}, nil, err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/dreval/dreval/encoder/quantize"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/modelfiles"
 )
 
@@ -97,7 +98,7 @@ func TestOpenONNXLayouts(t *testing.T) {
 		{"onnx/model_sentence.onnx", "onnx/model_sentence.onnx", "float32", 1 - 1e-6},
 	}
 	for _, tt := range tests {
-		m, err := Open(modelfiles.OSDir(dir), Options{Engine: Auto, ORTLibrary: lib, Encoder: encoder.Options{Threads: 1, ONNXFile: tt.onnxFile}})
+		m, err := Open(modelfiles.OSDir(dir), Options{Engine: Auto, ORTLibrary: lib, Encoder: transformer.Options{Threads: 1, ONNXFile: tt.onnxFile}})
 		if err != nil {
 			t.Fatalf("modelfiles.ONNX %q: %v", tt.onnxFile, err)
 		}
@@ -118,12 +119,12 @@ func TestOpenONNXLayouts(t *testing.T) {
 
 	// A pooling asked for cannot apply to a graph that pools inside
 	// itself.
-	_, err = Open(modelfiles.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib, Encoder: encoder.Options{ONNXFile: "onnx/model_sentence.onnx", Pooling: encoder.CLS}})
+	_, err = Open(modelfiles.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib, Encoder: transformer.Options{ONNXFile: "onnx/model_sentence.onnx", Pooling: encoder.CLS}})
 	if err == nil || !strings.Contains(err.Error(), "the graph gives only a sentence embedding pooled inside it (sentence_embedding), so the pooling asked for cannot be applied") {
 		t.Errorf("cls pooling of a sentence graph: %v", err)
 	}
 	// A graph that is not there: the error lists those that are.
-	_, err = Open(modelfiles.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib, Encoder: encoder.Options{ONNXFile: "q4"}})
+	_, err = Open(modelfiles.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib, Encoder: transformer.Options{ONNXFile: "q4"}})
 	if want := "no ONNX graph onnx/model_q4.onnx or model_q4.onnx (ONNX graphs in the folder: onnx/model.onnx, onnx/model_fp16.onnx, onnx/model_quantized.onnx, onnx/model_sentence.onnx)"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("missing variant: %v, want it to contain %q", err, want)
 	}
@@ -135,14 +136,14 @@ func TestOpenONNXLayouts(t *testing.T) {
 func TestGoRefusesQuantizedGraphs(t *testing.T) {
 	dir := hfLayoutDir(t)
 	for file, what := range map[string]string{"quantized": "int8-quantized (DynamicQuantizeLinear, MatMulInteger) graph", "fp16": "float16 graph"} {
-		_, err := Open(modelfiles.OSDir(dir), Options{Engine: Go, Encoder: encoder.Options{ONNXFile: file}})
+		_, err := Open(modelfiles.OSDir(dir), Options{Engine: Go, Encoder: transformer.Options{ONNXFile: file}})
 		want := "the pure-Go engine cannot run this " + what
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "use the ort engine (-engine ort)") || !strings.Contains(err.Error(), filepath.Join(dir, "onnx", "model_"+file+".onnx")) {
 			t.Errorf("engine go, modelfiles.ONNX %q: %v; want it to name the file and say %q and to use -engine ort", file, err, want)
 		}
 	}
 	// The plain float32 graph in onnx/ runs on the pure-Go engine.
-	m, err := Open(modelfiles.OSDir(dir), Options{Engine: Go, Encoder: encoder.Options{ONNXFile: "fp32"}})
+	m, err := Open(modelfiles.OSDir(dir), Options{Engine: Go, Encoder: transformer.Options{ONNXFile: "fp32"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestORTReadsPoolerOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	texts := []string{"the big red cat sat on the mat", "dogs"}
-	g, err := Open(modelfiles.OSDir(dir), Options{Engine: Go, Encoder: encoder.Options{Pooling: encoder.Pooler}})
+	g, err := Open(modelfiles.OSDir(dir), Options{Engine: Go, Encoder: transformer.Options{Pooling: encoder.Pooler}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestORTReadsPoolerOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := Open(modelfiles.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib, Encoder: encoder.Options{Threads: 1, Pooling: encoder.Pooler}})
+	m, err := Open(modelfiles.OSDir(dir), Options{Engine: ORT, ORTLibrary: lib, Encoder: transformer.Options{Threads: 1, Pooling: encoder.Pooler}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/modelfiles"
 )
@@ -18,7 +19,7 @@ import (
 // (as with no limit at all, and unlike the 128 the tokenizer.json's
 // truncation says), and a longer one is cut to 256 ids ending in [SEP].
 func TestMiniLMMaxSeqLength256(t *testing.T) {
-	r, err := OpenRetriever(modelfiles.OSDir(sharedtest.ModelDir(t, "minilm")), RetrieverOptions{Options: Options{Engine: Go, Encoder: encoder.Options{Threads: 1}}})
+	r, err := OpenRetriever(modelfiles.OSDir(sharedtest.ModelDir(t, "minilm")), RetrieverOptions{Options: Options{Engine: Go, Encoder: transformer.Options{Threads: 1}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/safetensors"
+	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/modelfiles"
 )
@@ -293,7 +294,7 @@ func TestThreeEnginesAgree(t *testing.T) {
 	if len(texts) != 1000 {
 		t.Fatalf("read %d texts, want 1000", len(texts))
 	}
-	enc, err := encoder.Load(modelfiles.OSDir(m.modelDir), encoder.Options{MaxLength: 64})
+	enc, err := transformer.Load(modelfiles.OSDir(m.modelDir), transformer.Options{MaxLength: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +315,7 @@ func TestThreeEnginesAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromONNX, err := (&encoder.BERT{Model: model, Head: &encoder.Head{Pooling: encoder.Mean, Normalize: true}}).EmbedIDs(ids)
+	fromONNX, err := (&bert.Embedder{Model: model, Head: &encoder.Head{Pooling: encoder.Mean, Normalize: true}}).EmbedIDs(ids)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
+	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/modelfiles"
 )
 
@@ -44,7 +44,7 @@ func (g *Graph) Bytes() []byte {
 // else the standard graph onnx.Export writes from its weights (what
 // "dreval model export-onnx" writes next to them), with producer as
 // the producer version.
-func BuildGraph(s *encoder.Settings, producer string) (*Graph, error) {
+func BuildGraph(s *transformer.Settings, producer string) (*Graph, error) {
 	t := s.Transformer
 	if ok, err := t.Exists(modelfiles.ONNX); err != nil {
 		return nil, err
@@ -58,7 +58,7 @@ func BuildGraph(s *encoder.Settings, producer string) (*Graph, error) {
 	if s.Weights == "" {
 		return nil, fmt.Errorf("%s has no weights to export a graph from", t.Name())
 	}
-	w, err := encoder.ReadWeights(t, s.Weights, nil)
+	w, err := transformer.ReadWeights(t, s.Weights, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -9,10 +9,10 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/ortweb"
+	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/internal/retrievertest"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/modelfiles"
@@ -20,9 +20,9 @@ import (
 
 // exported returns what onnx.Export and Marshal write for the settings'
 // transformer, as "dreval model export-onnx" does.
-func exported(t *testing.T, s *encoder.Settings, producer string) []byte {
+func exported(t *testing.T, s *transformer.Settings, producer string) []byte {
 	t.Helper()
-	w, err := encoder.ReadWeights(s.Transformer, s.Weights, nil)
+	w, err := transformer.ReadWeights(s.Transformer, s.Weights, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestBuildGraphEveryFamily(t *testing.T) {
 		t.Run(layout, func(t *testing.T) {
 			dir := t.TempDir()
 			retrievertest.Write(t, layout, dir, 7)
-			s, err := encoder.ReadSettings(modelfiles.OSDir(dir), encoder.Options{})
+			s, err := transformer.ReadSettings(modelfiles.OSDir(dir), transformer.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +137,7 @@ func TestBuildGraphEveryFamily(t *testing.T) {
 func TestBuildGraphUsesModelONNX(t *testing.T) {
 	dir := t.TempDir()
 	retrievertest.Write(t, "bert", dir, 3)
-	s, err := encoder.ReadSettings(modelfiles.OSDir(dir), encoder.Options{})
+	s, err := transformer.ReadSettings(modelfiles.OSDir(dir), transformer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestBuildGraphMiniLM(t *testing.T) {
 		t.Skipf("%v (make setup exports it)", err)
 	}
 	// The folder without its graph, as the browser receives it.
-	s, err := encoder.ReadSettings(modelfiles.OSDir(withoutONNX(t, dir)), encoder.Options{})
+	s, err := transformer.ReadSettings(modelfiles.OSDir(withoutONNX(t, dir)), transformer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"syscall/js"
 	"testing"
 
-	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/ortweb"
+	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/internal/retrievertest"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/modelfiles"
@@ -76,11 +76,11 @@ func agree(t *testing.T, what string, got, want [][]float32) float64 {
 func embedBoth(t *testing.T, rt *ortweb.Runtime, dir string, texts []string) (web, ref [][]float32, e *ortweb.Embedder) {
 	t.Helper()
 	d := modelfiles.OSDir(dir)
-	s, err := encoder.ReadSettings(d, encoder.Options{})
+	s, err := transformer.ReadSettings(d, transformer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	goEnc, err := encoder.Load(d, encoder.Options{})
+	goEnc, err := transformer.Load(d, transformer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestEmbedIDsErrors(t *testing.T) {
 	rt := runtime(t)
 	dir := t.TempDir()
 	retrievertest.Write(t, "bert", dir, 5)
-	s, err := encoder.ReadSettings(modelfiles.OSDir(dir), encoder.Options{})
+	s, err := transformer.ReadSettings(modelfiles.OSDir(dir), transformer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package encoder
+package transformer
 
 import (
 	"math"
@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/tokenizer"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/modelfiles"
@@ -15,11 +16,11 @@ import (
 
 var (
 	miniOnce sync.Once
-	miniEnc  *Encoder
+	miniEnc  *encoder.Encoder
 	miniErr  error
 )
 
-func miniLM(t testing.TB) *Encoder {
+func miniLM(t testing.TB) *encoder.Encoder {
 	t.Helper()
 	dir := sharedtest.ModelDir(t, "minilm")
 	miniOnce.Do(func() { miniEnc, miniErr = Load(modelfiles.OSDir(dir), Options{}) })
@@ -131,7 +132,7 @@ func TestMiniLMEdges(t *testing.T) {
 func TestMiniLMPoolingAndProgress(t *testing.T) {
 	dir := sharedtest.ModelDir(t, "minilm")
 	var calls [][2]int
-	e, err := Load(modelfiles.OSDir(dir), Options{Pooling: CLS, BatchSize: 2, MaxLength: 16, Threads: 1,
+	e, err := Load(modelfiles.OSDir(dir), Options{Pooling: encoder.CLS, BatchSize: 2, MaxLength: 16, Threads: 1,
 		Progress: func(done, total int) { calls = append(calls, [2]int{done, total}) }})
 	if err != nil {
 		t.Fatal(err)
@@ -179,11 +180,11 @@ func TestBatches(t *testing.T) {
 		{0, 15, [][]int{{1}, {3, 4}, {0, 2}}},
 		{0, 4, [][]int{{1}, {3}, {4}, {0, 2}}}, // a sequence over the limit gets its own batch
 	} {
-		if got := Batches(seqs, c.maxSeqs, c.maxTokens); !reflect.DeepEqual(got, c.want) {
+		if got := encoder.Batches(seqs, c.maxSeqs, c.maxTokens); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Batches(%d, %d) = %v, want %v", c.maxSeqs, c.maxTokens, got, c.want)
 		}
 	}
-	if got := Batches(nil, 2, 2); len(got) != 0 {
+	if got := encoder.Batches(nil, 2, 2); len(got) != 0 {
 		t.Errorf("no sequences gave %v", got)
 	}
 }
@@ -191,13 +192,13 @@ func TestBatches(t *testing.T) {
 func TestReadPoolingConfig(t *testing.T) {
 	for _, c := range []struct {
 		dir  string
-		want Pooling
+		want encoder.Pooling
 		err  string
 	}{
-		{"testdata/pool-mean", Mean, ""},
-		{"testdata/pool-cls", CLS, ""},
-		{"testdata/pool-max", Max, ""},
-		{"testdata/absent", Mean, ""},
+		{"testdata/pool-mean", encoder.Mean, ""},
+		{"testdata/pool-cls", encoder.CLS, ""},
+		{"testdata/pool-max", encoder.Max, ""},
+		{"testdata/absent", encoder.Mean, ""},
 	} {
 		got, err := ReadPoolingConfig(modelfiles.OSDir(c.dir))
 		if c.err != "" {
@@ -215,20 +216,20 @@ func TestReadPoolingConfig(t *testing.T) {
 func TestPool(t *testing.T) {
 	hidden := []float32{1, 2, 3, 4, 5, 8} // 3 tokens of dim 2
 	for _, c := range []struct {
-		p    Pooling
+		p    encoder.Pooling
 		skip int
 		want []float32
 	}{
-		{Mean, 0, []float32{3, 14.0 / 3}},
-		{Mean, 1, []float32{4, 6}},
-		{CLS, 0, []float32{1, 2}},
-		{CLS, 2, []float32{1, 2}}, // the first token, skipped or not (sentence-transformers)
-		{Max, 0, []float32{5, 8}},
-		{Max, 3, []float32{-1e9, -1e9}},
-		{MeanSqrtLen, 0, []float32{float32(9 / math.Sqrt(3)), float32(14 / math.Sqrt(3))}},
-		{WeightedMean, 0, []float32{(1 + 6 + 15) / 6.0, (2 + 8 + 24) / 6.0}},
-		{LastToken, 0, []float32{5, 8}},
-		{LastToken, 3, []float32{0, 0}},
+		{encoder.Mean, 0, []float32{3, 14.0 / 3}},
+		{encoder.Mean, 1, []float32{4, 6}},
+		{encoder.CLS, 0, []float32{1, 2}},
+		{encoder.CLS, 2, []float32{1, 2}}, // the first token, skipped or not (sentence-transformers)
+		{encoder.Max, 0, []float32{5, 8}},
+		{encoder.Max, 3, []float32{-1e9, -1e9}},
+		{encoder.MeanSqrtLen, 0, []float32{float32(9 / math.Sqrt(3)), float32(14 / math.Sqrt(3))}},
+		{encoder.WeightedMean, 0, []float32{(1 + 6 + 15) / 6.0, (2 + 8 + 24) / 6.0}},
+		{encoder.LastToken, 0, []float32{5, 8}},
+		{encoder.LastToken, 3, []float32{0, 0}},
 		{"cls+mean", 0, []float32{1, 2, 3, 14.0 / 3}},
 	} {
 		got := make([]float32, c.p.Width(2))
@@ -241,25 +242,25 @@ func TestPool(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"mean+cls", "cls", "lasttoken+max"} {
-		if _, err := ParsePooling(s); err != nil {
+		if _, err := encoder.ParsePooling(s); err != nil {
 			t.Errorf("ParsePooling(%q): %v", s, err)
 		}
 	}
-	if p, _ := ParsePooling("mean+cls"); p != "cls+mean" {
+	if p, _ := encoder.ParsePooling("mean+cls"); p != "cls+mean" {
 		t.Errorf("modes not put in sentence-transformers' order: %s", p)
 	}
 	for _, s := range []string{"", "mean+mean", "median", "cls+"} {
-		if _, err := ParsePooling(s); err == nil {
+		if _, err := encoder.ParsePooling(s); err == nil {
 			t.Errorf("ParsePooling(%q) accepted", s)
 		}
 	}
 	v := []float32{3, 4}
-	Normalize(v)
+	encoder.Normalize(v)
 	if v[0] != 0.6 || v[1] != 0.8 {
 		t.Errorf("Normalize = %v", v)
 	}
 	z := []float32{0, 0}
-	Normalize(z)
+	encoder.Normalize(z)
 	if z[0] != 0 || z[1] != 0 {
 		t.Errorf("Normalize of zero = %v", z)
 	}
@@ -276,13 +277,13 @@ func TestNewChecksVocabulary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := New(tok, fakeEmbedder{6}, 0); err != nil {
+	if _, err := encoder.New(tok, fakeEmbedder{6}, 0); err != nil {
 		t.Errorf("matching vocabulary: %v", err)
 	}
-	if _, err := New(tok, fakeEmbedder{30522}, 0); err == nil || !strings.Contains(err.Error(), "the tokenizer has 6 tokens but the model's vocabulary has 30522") {
+	if _, err := encoder.New(tok, fakeEmbedder{30522}, 0); err == nil || !strings.Contains(err.Error(), "the tokenizer has 6 tokens but the model's vocabulary has 30522") {
 		t.Errorf("mismatch: %v", err)
 	}
-	if _, err := New(tok, fakeEmbedder{6}, 2); err == nil {
+	if _, err := encoder.New(tok, fakeEmbedder{6}, 2); err == nil {
 		t.Error("MaxLength 2 with 2 special tokens accepted")
 	}
 }

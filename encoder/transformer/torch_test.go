@@ -1,4 +1,4 @@
-package encoder
+package transformer
 
 import (
 	"math"
@@ -173,7 +173,7 @@ func TestLoadDenseModulePyTorch(t *testing.T) {
 // global other than a state dict's, fails with an error naming the file.
 func TestLoadPyTorchErrors(t *testing.T) {
 	_, _, cfgJSON, tokJSON := tinyBERT(t)
-	evil := readFile(t, filepath.Join("torchckpt", "testdata", "evil.bin"))
+	evil := readFile(t, filepath.Join("..", "torchckpt", "testdata", "evil.bin"))
 	for _, c := range []struct {
 		name string
 		bin  []byte

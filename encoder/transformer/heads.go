@@ -1,4 +1,4 @@
-package encoder
+package transformer
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/modelfiles"
 )
@@ -63,7 +64,7 @@ func tensorNames(s *Settings) ([]string, error) {
 // sentence-transformers modules (see the rules above) and the layout's
 // name; cfgJSON is its config.json (nil when it has none). It sets the
 // similarity the family scores with when the model does not say.
-func checkpointHead(s *Settings, cfgJSON []byte) (*Head, string, error) {
+func checkpointHead(s *Settings, cfgJSON []byte) (*encoder.Head, string, error) {
 	var rc rawConfig
 	if cfgJSON != nil {
 		if err := json.Unmarshal(cfgJSON, &rc); err != nil {
@@ -72,22 +73,22 @@ func checkpointHead(s *Settings, cfgJSON []byte) (*Head, string, error) {
 	}
 	dot := func() {
 		if s.Similarity == "" {
-			s.Similarity = Dot
+			s.Similarity = encoder.Dot
 		}
 	}
 	switch {
 	case slices.Contains(rc.Architectures, "DPRQuestionEncoder") || slices.Contains(rc.Architectures, "DPRContextEncoder"):
 		dot()
-		h := &Head{Pooling: CLS}
+		h := &encoder.Head{Pooling: encoder.CLS}
 		if rc.ProjectionDim < 0 {
 			return nil, "", fmt.Errorf("%s: projection_dim %d is negative", s.ConfigPath, rc.ProjectionDim)
 		}
 		if rc.ProjectionDim > 0 {
-			prefix := "question_encoder."
+			prefix := "question_"
 			if slices.Contains(rc.Architectures, "DPRContextEncoder") {
-				prefix = "ctx_encoder."
+				prefix = "ctx_"
 			}
-			d, err := denseFrom(s, prefix+"encode_proj.", Identity, s.Config.HiddenSize, rc.ProjectionDim)
+			d, err := denseFrom(s, prefix+"encode_proj.", encoder.Identity, s.Config.HiddenSize, rc.ProjectionDim)
 			if err != nil {
 				return nil, "", err
 			}
@@ -96,16 +97,16 @@ func checkpointHead(s *Settings, cfgJSON []byte) (*Head, string, error) {
 		return h, "DPR", nil
 	case slices.Contains(rc.Architectures, "Contriever"):
 		dot()
-		return &Head{Pooling: Mean}, "Contriever", nil
+		return &encoder.Head{Pooling: encoder.Mean}, "Contriever", nil
 	}
 	names, err := tensorNames(s)
 	if err != nil {
 		return nil, "", err
 	}
-	for _, prefix := range []string{"", "ance_encoder."} {
+	for _, prefix := range []string{"", "ance_"} {
 		if slices.Contains(names, prefix+"embeddingHead.weight") && slices.Contains(names, prefix+"norm.weight") {
 			dot()
-			d, err := denseFrom(s, prefix+"embeddingHead.", Identity, s.Config.HiddenSize, 0)
+			d, err := denseFrom(s, prefix+"embeddingHead.", encoder.Identity, s.Config.HiddenSize, 0)
 			if err != nil {
 				return nil, "", err
 			}
@@ -113,43 +114,43 @@ func checkpointHead(s *Settings, cfgJSON []byte) (*Head, string, error) {
 			if err != nil {
 				return nil, "", err
 			}
-			return &Head{Pooling: CLS, Steps: []Step{d, ln}}, "ANCE", nil
+			return &encoder.Head{Pooling: encoder.CLS, Steps: []encoder.Step{d, ln}}, "ANCE", nil
 		}
 	}
 	pc, err := readPoolingConfig(s.Transformer, "1_Pooling/config.json")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return &Head{Pooling: Mean}, "no pooling files", nil
+		return &encoder.Head{Pooling: encoder.Mean}, "no pooling files", nil
 	case err != nil:
 		return nil, "", err
 	}
-	return &Head{Pooling: pc.Modes, ExcludePrompt: !pc.IncludePrompt}, "1_Pooling", nil
+	return &encoder.Head{Pooling: pc.Modes, ExcludePrompt: !pc.IncludePrompt}, "1_Pooling", nil
 }
 
 // poolerHead returns the head of BERT's pooler: the first token through
 // pooler.dense and tanh (the transformer's own tensors, under its
 // checkpoint's prefix), unnormalised: supervised SimCSE's "cls" pooling.
-func poolerHead(s *Settings) (*Head, error) {
+func poolerHead(s *Settings) (*encoder.Head, error) {
 	names, err := tensorNames(s)
 	if err != nil {
 		return nil, err
 	}
 	for _, n := range names {
 		if prefix, ok := strings.CutSuffix(n, "pooler.dense.weight"); ok {
-			d, err := denseFrom(s, prefix+"pooler.dense.", Tanh, s.Config.HiddenSize, s.Config.HiddenSize)
+			d, err := denseFrom(s, prefix+"pooler.dense.", encoder.Tanh, s.Config.HiddenSize, s.Config.HiddenSize)
 			if err != nil {
 				return nil, err
 			}
-			return &Head{Pooling: CLS, Steps: []Step{d}}, nil
+			return &encoder.Head{Pooling: encoder.CLS, Steps: []encoder.Step{d}}, nil
 		}
 	}
-	return nil, fmt.Errorf("%s: pooling %q needs BERT's pooler, but the weights hold no pooler.dense.weight", s.Transformer.Path(s.Weights), Pooler)
+	return nil, fmt.Errorf("%s: pooling %q needs BERT's pooler, but the weights hold no pooler.dense.weight", s.Transformer.Path(s.Weights), encoder.Pooler)
 }
 
 // denseFrom returns the linear layer whose weight and bias are the
 // transformer weights' prefix+"weight" and prefix+"bias" (the bias may be
 // absent), taking in values and giving out (0: any).
-func denseFrom(s *Settings, prefix string, act Activation, in, out int) (*Dense, error) {
+func denseFrom(s *Settings, prefix string, act encoder.Activation, in, out int) (*encoder.Dense, error) {
 	set, err := headTensors(s, func(n string) bool { return n == prefix+"weight" || n == prefix+"bias" })
 	if err != nil {
 		return nil, err
@@ -159,7 +160,7 @@ func denseFrom(s *Settings, prefix string, act Activation, in, out int) (*Dense,
 
 // newDense makes a Dense layer of set's prefix+"weight" (out x in) and
 // prefix+"bias"; file names the weights in errors.
-func newDense(set tensor.Set, prefix string, act Activation, in, out int, file string) (*Dense, error) {
+func newDense(set tensor.Set, prefix string, act encoder.Activation, in, out int, file string) (*encoder.Dense, error) {
 	w := set[prefix+"weight"]
 	if w == nil {
 		return nil, fmt.Errorf("%s: tensor %sweight is missing: the head's linear layer needs it", file, prefix)
@@ -171,7 +172,7 @@ func newDense(set tensor.Set, prefix string, act Activation, in, out int, file s
 		}
 		return nil, fmt.Errorf("%s: tensor %sweight has shape %v, expected %s (out x in)", file, prefix, w.Shape, want)
 	}
-	d := &Dense{W: w.Data, InN: in, OutN: w.Shape[0], Activation: act}
+	d := &encoder.Dense{W: w.Data, InN: in, OutN: w.Shape[0], Activation: act}
 	if b := set[prefix+"bias"]; b != nil {
 		if len(b.Shape) != 1 || b.Shape[0] != d.OutN {
 			return nil, fmt.Errorf("%s: tensor %sbias has shape %v, expected [%d]", file, prefix, b.Shape, d.OutN)
@@ -183,7 +184,7 @@ func newDense(set tensor.Set, prefix string, act Activation, in, out int, file s
 
 // layerNormFrom returns the layer norm of the transformer weights'
 // prefix+"weight" and prefix+"bias", over dim values.
-func layerNormFrom(s *Settings, prefix string, dim int) (*LayerNorm, error) {
+func layerNormFrom(s *Settings, prefix string, dim int) (*encoder.LayerNorm, error) {
 	set, err := headTensors(s, func(n string) bool { return n == prefix+"weight" || n == prefix+"bias" })
 	if err != nil {
 		return nil, err
@@ -191,7 +192,7 @@ func layerNormFrom(s *Settings, prefix string, dim int) (*LayerNorm, error) {
 	return newLayerNorm(set, prefix, dim, s.Transformer.Path(s.Weights))
 }
 
-func newLayerNorm(set tensor.Set, prefix string, dim int, file string) (*LayerNorm, error) {
+func newLayerNorm(set tensor.Set, prefix string, dim int, file string) (*encoder.LayerNorm, error) {
 	var ts [2]*tensor.Tensor
 	for i, n := range []string{"weight", "bias"} {
 		t := set[prefix+n]
@@ -203,13 +204,13 @@ func newLayerNorm(set tensor.Set, prefix string, dim int, file string) (*LayerNo
 		}
 		ts[i] = t
 	}
-	return &LayerNorm{Gamma: ts[0].Data, Beta: ts[1].Data, Eps: layerNormEps}, nil
+	return &encoder.LayerNorm{Gamma: ts[0].Data, Beta: ts[1].Data, Eps: layerNormEps}, nil
 }
 
 // modulesHead returns the head of a sentence-transformers folder from its
-// modules after the transformer (mods as readModules checked them),
+// modules after the transformer (mods as modelfiles.ReadModules checked them),
 // for hidden states of dim values.
-func modulesHead(d modelfiles.Dir, mods []stModule, dim int) (*Head, error) {
+func modulesHead(d modelfiles.Dir, mods []modelfiles.Module, dim int) (*encoder.Head, error) {
 	pc, err := readPoolingConfig(d, path.Join(mods[1].Path, "config.json"))
 	if err != nil {
 		return nil, err
@@ -217,20 +218,20 @@ func modulesHead(d modelfiles.Dir, mods []stModule, dim int) (*Head, error) {
 	if pc.Dim != 0 && pc.Dim != dim {
 		return nil, fmt.Errorf("%s: word_embedding_dimension is %d, but the transformer's hidden size is %d", d.Path(path.Join(mods[1].Path, "config.json")), pc.Dim, dim)
 	}
-	h := &Head{Pooling: pc.Modes, ExcludePrompt: !pc.IncludePrompt}
+	h := &encoder.Head{Pooling: pc.Modes, ExcludePrompt: !pc.IncludePrompt}
 	width := pc.Modes.Width(dim)
 	for _, m := range mods[2:] {
 		switch m.Type {
-		case stNormalize:
+		case modelfiles.ModuleNormalize:
 			h.Normalize = true
-		case stDense:
+		case modelfiles.ModuleDense:
 			st, err := denseModule(d, m.Path, width)
 			if err != nil {
 				return nil, err
 			}
 			h.Steps = append(h.Steps, st)
 			width = st.Out()
-		case stLayerNorm:
+		case modelfiles.ModuleLayerNorm:
 			st, err := layerNormModule(d, m.Path, width)
 			if err != nil {
 				return nil, err
@@ -273,7 +274,7 @@ type denseConfig struct {
 
 // denseModule reads the Dense module in folder dir of d, which takes in
 // values.
-func denseModule(d modelfiles.Dir, dir string, in int) (*Dense, error) {
+func denseModule(d modelfiles.Dir, dir string, in int) (*encoder.Dense, error) {
 	cfgFile := path.Join(dir, "config.json")
 	b, err := d.ReadFile(cfgFile)
 	if err != nil {
@@ -289,9 +290,9 @@ func denseModule(d modelfiles.Dir, dir string, in int) (*Dense, error) {
 	case c.OutFeatures <= 0 || c.OutFeatures > 1<<20:
 		return nil, fmt.Errorf("%s: out_features is %d, expected a positive size", d.Path(cfgFile), c.OutFeatures)
 	}
-	act := Tanh // sentence-transformers' default
+	act := encoder.Tanh // sentence-transformers' default
 	if c.ActivationFunction != "" {
-		if act, err = ParseActivation(c.ActivationFunction); err != nil {
+		if act, err = encoder.ParseActivation(c.ActivationFunction); err != nil {
 			return nil, fmt.Errorf("%s: %w", d.Path(cfgFile), err)
 		}
 	}
@@ -311,7 +312,7 @@ func denseModule(d modelfiles.Dir, dir string, in int) (*Dense, error) {
 
 // layerNormModule reads the LayerNorm module in folder dir of d over dim
 // values.
-func layerNormModule(d modelfiles.Dir, dir string, dim int) (*LayerNorm, error) {
+func layerNormModule(d modelfiles.Dir, dir string, dim int) (*encoder.LayerNorm, error) {
 	cfgFile := path.Join(dir, "config.json")
 	b, err := d.ReadFile(cfgFile)
 	if err != nil {
@@ -331,16 +332,4 @@ func layerNormModule(d modelfiles.Dir, dir string, dim int) (*LayerNorm, error) 
 		return nil, err
 	}
 	return newLayerNorm(set, "norm.", dim, file)
-}
-
-// promptTokens returns how many leading ids of a prompt's encoding the
-// pooling leaves out when a head excludes the prompt: the prompt's ids
-// without a special token at the end, as sentence-transformers counts
-// them.
-func promptTokens(ids []int32, isSpecial func(int32) bool) int {
-	n := len(ids)
-	if n > 0 && isSpecial(ids[n-1]) {
-		n--
-	}
-	return n
 }

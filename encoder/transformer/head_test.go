@@ -1,4 +1,4 @@
-package encoder
+package transformer
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/tokenizer"
@@ -67,8 +69,8 @@ func stModelDir(t *testing.T, pooling map[string]any, extra []map[string]any, fi
 	set, _, cfgJSON, tokJSON := tinyBERT(t)
 	dir := t.TempDir()
 	mods := []map[string]any{
-		{"idx": 0, "name": "0", "path": "", "type": stTransformer},
-		{"idx": 1, "name": "1", "path": "1_Pooling", "type": stPooling},
+		{"idx": 0, "name": "0", "path": "", "type": modelfiles.ModuleTransformer},
+		{"idx": 1, "name": "1", "path": "1_Pooling", "type": modelfiles.ModulePooling},
 	}
 	mods = append(mods, extra...)
 	all := map[string][]byte{
@@ -92,9 +94,9 @@ func TestSentenceTransformersHead(t *testing.T) {
 	dir := stModelDir(t,
 		map[string]any{"word_embedding_dimension": 8, "pooling_mode_cls_token": true, "pooling_mode_mean_tokens": true},
 		[]map[string]any{
-			{"idx": 2, "name": "2", "path": "2_Dense", "type": stDense},
-			{"idx": 3, "name": "3", "path": "3_LayerNorm", "type": stLayerNorm},
-			{"idx": 4, "name": "4", "path": "4_Normalize", "type": stNormalize},
+			{"idx": 2, "name": "2", "path": "2_Dense", "type": modelfiles.ModuleDense},
+			{"idx": 3, "name": "3", "path": "3_LayerNorm", "type": modelfiles.ModuleLayerNorm},
+			{"idx": 4, "name": "4", "path": "4_Normalize", "type": modelfiles.ModuleNormalize},
 		},
 		map[string][]byte{
 			"2_Dense/config.json":           []byte(`{"in_features": 16, "out_features": 6, "bias": true, "activation_function": "torch.nn.modules.activation.Tanh"}`),
@@ -114,7 +116,7 @@ func TestSentenceTransformersHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hidden, err := e.Embedder().(*BERT).Model.Forward(ids)
+	hidden, err := e.Embedder().(*bert.Embedder).Model.Forward(ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +167,7 @@ func TestPrompts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Similarity() != Dot {
+	if e.Similarity() != encoder.Dot {
 		t.Errorf("similarity %q, want dot", e.Similarity())
 	}
 	q, err := e.ForSide("query")
@@ -181,7 +183,7 @@ func TestPrompts(t *testing.T) {
 	}
 	plain := e.EncodeIDs("the sat")
 	qids := q.EncodeIDs("the sat")
-	if want := append([]int32{plain[0], e.tok.EncodeWith("cat", tokenizer.Options{}).IDs[0]}, plain[1:]...); !equalIDs(qids, want) {
+	if want := append([]int32{plain[0], e.Tokenizer().EncodeWith("cat", tokenizer.Options{}).IDs[0]}, plain[1:]...); !equalIDs(qids, want) {
 		t.Errorf("query ids %v, want the prompt's before the text's %v", qids, want)
 	}
 	// With include_prompt false the prompt's tokens ([CLS] and "cat")
@@ -193,12 +195,12 @@ func TestPrompts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hidden, err := e.Embedder().(*BERT).Model.Forward([][]int32{qids})
+	hidden, err := e.Embedder().(*bert.Embedder).Model.Forward([][]int32{qids})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := make([]float32, 8)
-	Mean.Pool(want, hidden[0], 8, 2)
+	encoder.Mean.Pool(want, hidden[0], 8, 2)
 	for i := range want {
 		if want[i] != vq[0][i] {
 			t.Fatalf("query vector %v, want the mean of the text's tokens %v", vq[0], want)
@@ -224,7 +226,7 @@ func TestHeadErrors(t *testing.T) {
 	dense := func(cfg string, set tensor.Set) map[string][]byte {
 		return map[string][]byte{"2_Dense/config.json": []byte(cfg), "2_Dense/model.safetensors": safetensorsBytes(t, set)}
 	}
-	denseMod := []map[string]any{{"idx": 2, "name": "2", "path": "2_Dense", "type": stDense}}
+	denseMod := []map[string]any{{"idx": 2, "name": "2", "path": "2_Dense", "type": modelfiles.ModuleDense}}
 	mean := map[string]any{"pooling_mode_mean_tokens": true}
 	for _, tc := range []struct {
 		name    string
@@ -249,10 +251,10 @@ func TestHeadErrors(t *testing.T) {
 			[]string{"2_Dense/config.json", `activation function "torch.nn.Softsign" is not supported`}},
 		{"unknown module", mean, []map[string]any{{"idx": 2, "name": "2", "path": "2_X", "type": "sentence_transformers.models.WordWeights"}}, nil,
 			[]string{"modules.json", `type "sentence_transformers.models.WordWeights", which dreval does not run`}},
-		{"normalize not last", mean, []map[string]any{{"idx": 2, "name": "2", "path": "", "type": stNormalize}, {"idx": 3, "name": "3", "path": "2_Dense", "type": stDense}},
+		{"normalize not last", mean, []map[string]any{{"idx": 2, "name": "2", "path": "", "type": modelfiles.ModuleNormalize}, {"idx": 3, "name": "3", "path": "2_Dense", "type": modelfiles.ModuleDense}},
 			dense(`{"in_features": 8, "out_features": 4}`, tensor.Set{"linear.weight": randTensor(1, 4, 8)}),
 			[]string{"modules.json", "(Normalize) is not the last"}},
-		{"layer norm dimension", mean, []map[string]any{{"idx": 2, "name": "2", "path": "2_LayerNorm", "type": stLayerNorm}},
+		{"layer norm dimension", mean, []map[string]any{{"idx": 2, "name": "2", "path": "2_LayerNorm", "type": modelfiles.ModuleLayerNorm}},
 			map[string][]byte{"2_LayerNorm/config.json": []byte(`{"dimension": 5}`)},
 			[]string{"2_LayerNorm/config.json", "dimension is 5, but the module before gives 8 values"}},
 	} {
@@ -294,7 +296,7 @@ func FuzzModelSettings(f *testing.F) {
 			fsys["m/"+name] = &fstest.MapFile{Data: []byte(s)}
 		}
 		d := modelfiles.FSDir(fsys, "m")
-		readModules(d)
+		modelfiles.ReadModules(d)
 		readPoolingConfig(d, "1_Pooling/config.json")
 		readSTConfig(d)
 		readSBERTConfig(d)
