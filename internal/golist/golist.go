@@ -54,3 +54,11 @@ func list(t testing.TB, goos, goarch string, args []string) string {
 	}
 	return string(out)
 }
+
+// Imports returns, for each package of pkgs built for goos/goarch, a line
+// of its import path followed by the paths it imports (test files left
+// out). It skips and fails t as Deps does.
+func Imports(t testing.TB, goos, goarch string, pkgs ...string) []string {
+	t.Helper()
+	return strings.Split(strings.TrimSpace(list(t, goos, goarch, append([]string{"-f", "{{.ImportPath}} {{join .Imports \" \"}}"}, pkgs...))), "\n")
+}
