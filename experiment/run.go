@@ -77,6 +77,7 @@ func run(ctx context.Context, s *Session, cfg Config, progress func(Event)) (*re
 	r.res = &results.Results{
 		Version:      cfg.Version,
 		Config:       summarize(cfg),
+		Spec:         ptr(cfg.Spec()),
 		Conventions:  convs,
 		Task:         string(cfg.Task),
 		Significance: fmt.Sprintf("Tests are paired by query: two-sided randomization test (%d sign-flip permutations), paired t-test, percentile-bootstrap 95%% CI (%d resamples), seed %d", cfg.Resamples, cfg.Resamples, cfg.TestSeed),
@@ -374,3 +375,6 @@ func (r *runner) datasetWithoutQrels(c *dataset.Collection, name, source string,
 	td.noQrels = true
 	return r.models(c, name, queries, nil, td, models, dr)
 }
+
+// ptr returns a pointer to a copy of v.
+func ptr[T any](v T) *T { return &v }

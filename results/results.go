@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/spec"
 )
 
 // Results is everything an experiment produced: the configuration it ran
@@ -14,6 +15,9 @@ type Results struct {
 	Version string `json:"dreval_version"`
 	// Config is the configuration, with defaults filled in.
 	Config ConfigSummary `json:"config"`
+	// Spec describes the experiment as it ran, its defaults filled in:
+	// "dreval eval -spec results.json" runs it again.
+	Spec *spec.Spec `json:"spec,omitempty"`
 	// Conventions are the conventions every run of a dataset with qrels
 	// was scored under, in table order, with their measures: the keys of
 	// RunResult.Means and of the other values keyed by convention.

@@ -19,6 +19,7 @@ import (
 	"github.com/dreval/dreval/report"
 	"github.com/dreval/dreval/report/ratechart"
 	"github.com/dreval/dreval/results"
+	"github.com/dreval/dreval/spec"
 	"github.com/dreval/dreval/ui"
 )
 
@@ -58,6 +59,13 @@ corpus.jsonl -shard I/N" of the corpus, or the Beam pipeline's embeddings/)
 instead of encoding the corpus: each model reads the shards its document
 tower made (the fingerprints in their .json), whose tokenizer must be the
 model's and whose ids the corpus's, in order; anything else is an error.`
+
+// evalMachineFlags are the flags of eval that say where things are on
+// this machine, not what the experiment is: the ones -spec allows.
+var evalMachineFlags = map[string]bool{
+	"out": true, "models-dir": true, "ort-lib": true, "cache": true, "no-cache": true,
+	"corpus-embeddings": true, "quiet": true,
+}
 
 // evalRegistry returns the models eval can open; tests replace it.
 var evalRegistry = experiment.DefaultRegistry
@@ -118,14 +126,31 @@ func runEval(env *cliEnv, args []string) error {
 	match := fs.String("match", "", "answer matching `modes`, comma-separated: string (DPR's token match), substring, regex (default: string for -task dpr; string,substring for -task dureader)")
 	answerKs := fs.String("answer-k", "1,5,20,100", "answer accuracy cut-offs, comma-separated")
 	passageText := fs.String("passage-text", "auto", "dense models encode documents as DPR passages, \"title [SEP] text\": on, off or auto (on for -task dpr)")
+	specFile := fs.String("spec", "", "run the experiment a spec `FILE` describes: a JSON spec, or a results.json (its \"spec\"); flags that describe the experiment are then refused, those of this machine (-out, -models-dir, -ort-lib, -cache, -no-cache, -corpus-embeddings, -quiet) apply")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf("unexpected argument %q", fs.Arg(0))
 	}
+	var sp *spec.Spec
+	if *specFile != "" {
+		var conflict []string
+		fs.Visit(func(f *flag.Flag) {
+			if !evalMachineFlags[f.Name] && f.Name != "spec" {
+				conflict = append(conflict, "-"+f.Name)
+			}
+		})
+		if len(conflict) > 0 {
+			return usageErrorf("-spec %s describes the whole experiment: %s would change it (edit the spec instead)", *specFile, strings.Join(conflict, ", "))
+		}
+		var err error
+		if sp, err = spec.ReadFile(*specFile); err != nil {
+			return err
+		}
+	}
 	modelNames := evalSplitList(*models)
-	modelsGiven := false
+	modelsGiven := sp != nil
 	fs.Visit(func(f *flag.Flag) { modelsGiven = modelsGiven || f.Name == "models" })
 	if !modelsGiven {
 		var missing []string
@@ -193,6 +218,20 @@ func runEval(env *cliEnv, args []string) error {
 	if err := evalScoreFlags(&cfg.ModelOptions, *score, *queryPrompt, *docPrompt, *noPrompts); err != nil {
 		return err
 	}
+	// The flags describe a Spec (what results.json records); the run is
+	// the Spec's, with this machine's ports.
+	if sp == nil {
+		s := cfg.Spec()
+		sp = &s
+	}
+	if cfg, err = experiment.FromSpec(*sp); err != nil {
+		if *specFile != "" {
+			return fmt.Errorf("%s: %w", *specFile, err)
+		}
+		return usageErrorf("%v", err)
+	}
+	cfg.Registry, cfg.Version = evalRegistry(), buildVersion()
+	cfg.ModelOptions.ModelsDir, cfg.ModelOptions.OrtLibrary = *modelsDir, *ortLib
 	if !*noCache {
 		cfg.Cache = experiment.DirCache{Dir: *cacheDir}
 	}
