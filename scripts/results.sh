@@ -133,7 +133,7 @@ section_dureader() {
 # writes docs/reproduction.md.
 section_reproduce() {
   local start=$SECONDS
-  "$dreval" reproduce -quiet -out "$out/reproduce" -doc docs/reproduction.md -machine "$machine" >"$out/reproduce-findings.txt"
+  "$dreval" reproduce -data "$data/hotpotqa-dev-100,$data/cranfield" -quiet -out "$out/reproduce" -doc docs/reproduction.md -machine "$machine" >"$out/reproduce-findings.txt"
   {
     echo "## Reproduction of the study's protocol"
     echo

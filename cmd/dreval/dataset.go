@@ -95,9 +95,7 @@ func runDatasetGet(env *cliEnv, args []string) error {
 	}
 	name := pos[0]
 	bar := progress.New(env.stderr)
-	opt := download.Options{BaseURL: *baseURL, Progress: func(stage string, done, total int64) {
-		bar.Update(stage+" "+name, kib(done), kib(total), "KiB")
-	}}
+	opt := download.Options{BaseURL: *baseURL, Progress: downloadProgress(bar, name)}
 	if *sum != "" {
 		if b, err := hex.DecodeString(*sum); err != nil || len(b) != 16 {
 			return usageErrorf("-md5 %q is not 32 hexadecimal digits", *sum)
@@ -123,6 +121,13 @@ func runDatasetGet(env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stdout, "qrels\t%s\t%d queries\t%d judgments\n", sp.Name, sp.Queries, sp.Judgments)
 	}
 	return nil
+}
+
+// downloadProgress draws download.Get's progress for dataset name on bar.
+func downloadProgress(bar *progress.Bar, name string) func(stage string, done, total int64) {
+	return func(stage string, done, total int64) {
+		bar.Update(stage+" "+name, kib(done), kib(total), "KiB")
+	}
 }
 
 // kib returns n bytes in whole KiB for a progress.Bar, and -1 (no total

@@ -54,10 +54,17 @@ func register(c *command) {
 	commands[c.name] = c
 }
 
+// flagSetMade, when set, is called with each flag set newFlagSet makes;
+// tests use it to reach every command's flags.
+var flagSetMade func(*flag.FlagSet)
+
 // newFlagSet returns a flag set that writes its usage to env.stderr and
 // returns errors instead of exiting.
 func newFlagSet(env *cliEnv, name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet("dreval "+name, flag.ContinueOnError)
+	if flagSetMade != nil {
+		flagSetMade(fs)
+	}
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(env.stderr, "usage: dreval %s %s\n\n", name, usage)

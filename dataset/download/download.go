@@ -50,6 +50,40 @@ func BEIRMD5() map[string]string {
 	}
 }
 
+// Published is the scale of a BEIR collection as BEIR's README states it:
+// Queries is its "Queries" column (the evaluation split's queries) and
+// Corpus its "Corpus" column (documents, rounded as the README prints
+// them, such as "57K" or "5.23M"). It says nothing of the archive's size
+// in bytes, which the README does not publish (ArchiveSize asks the
+// server).
+type Published struct {
+	Queries int
+	Corpus  string
+}
+
+// BEIRPublished returns the queries and corpus sizes of the datasets of
+// BEIRMD5, copied from the dataset table of BEIR's README
+// (github.com/beir-cellar/beir, "Available Datasets"), the same table
+// whose md5 column BEIRMD5 holds.
+func BEIRPublished() map[string]Published {
+	return map[string]Published{
+		"msmarco":          {6980, "8.84M"},
+		"trec-covid":       {50, "171K"},
+		"nfcorpus":         {323, "3.6K"},
+		"nq":               {3452, "2.68M"},
+		"hotpotqa":         {7405, "5.23M"},
+		"fiqa":             {648, "57K"},
+		"arguana":          {1406, "8.67K"},
+		"webis-touche2020": {49, "382K"},
+		"quora":            {10000, "523K"},
+		"dbpedia-entity":   {400, "4.63M"},
+		"scidocs":          {1000, "25K"},
+		"fever":            {6666, "5.42M"},
+		"climate-fever":    {1535, "5.42M"},
+		"scifact":          {300, "5K"},
+	}
+}
+
 // Options configures Get. The zero value downloads from DefaultBaseURL
 // and checks BEIRMD5.
 type Options struct {
@@ -103,11 +137,7 @@ func Get(ctx context.Context, name, dataDir string, opt Options) (string, error)
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return "", err
 	}
-	base := opt.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	url := strings.TrimSuffix(base, "/") + "/" + name + ".zip"
+	url := archiveURL(name, opt)
 
 	tmp, err := os.CreateTemp(dataDir, "."+name+"-*.zip")
 	if err != nil {
@@ -139,6 +169,44 @@ func Get(ctx context.Context, name, dataDir string, opt Options) (string, error)
 		return "", err
 	}
 	return final, nil
+}
+
+// archiveURL is where Get downloads name's archive from.
+func archiveURL(name string, opt Options) string {
+	base := opt.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	return strings.TrimSuffix(base, "/") + "/" + name + ".zip"
+}
+
+// ArchiveSize asks the server for the size in bytes of the archive Get
+// would download for name (an HTTP HEAD request; nothing is downloaded)
+// and returns the Content-Length it announces, or -1 when it announces
+// none. An error means the server could not be asked or did not answer
+// 200 OK.
+func ArchiveSize(ctx context.Context, name string, opt Options) (int64, error) {
+	if !datasetName.MatchString(name) || strings.Contains(name, "..") {
+		return 0, fmt.Errorf("invalid dataset name %q", name)
+	}
+	client := opt.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	url := archiveURL(name, opt)
+	req, err := http.NewRequestWithContext(ctx, http.MethodHead, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("HEAD %s: %s", url, resp.Status)
+	}
+	return resp.ContentLength, nil
 }
 
 // fetch copies url into w and returns the md5 of what it wrote.

@@ -274,3 +274,63 @@ func TestBEIRMD5(t *testing.T) {
 		t.Error("BEIRMD5 returns a shared map")
 	}
 }
+
+func TestArchiveSize(t *testing.T) {
+	var methods []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		methods = append(methods, r.Method)
+		switch r.URL.Path {
+		case "/len/fiqa.zip":
+			w.Header().Set("Content-Length", "123456")
+		case "/nolen/fiqa.zip":
+			// 200 OK with no Content-Length.
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	tests := []struct {
+		name, dataset, base string
+		want                int64
+		wantErr             string
+	}{
+		{"announced", "fiqa", srv.URL + "/len/", 123456, ""},
+		{"not announced", "fiqa", srv.URL + "/nolen", -1, ""},
+		{"absent", "fiqa", srv.URL + "/none", 0, "HEAD " + srv.URL + "/none/fiqa.zip: 404 Not Found"},
+		{"unreachable", "fiqa", closed.URL, 0, closed.URL + "/fiqa.zip"},
+		{"invalid name", "../fiqa", srv.URL, 0, `invalid dataset name "../fiqa"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ArchiveSize(context.Background(), tt.dataset, Options{BaseURL: tt.base})
+			switch {
+			case tt.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("got %d, %v; want an error holding %q", got, err, tt.wantErr)
+				}
+			case err != nil || got != tt.want:
+				t.Errorf("got %d, %v; want %d", got, err, tt.want)
+			}
+		})
+	}
+	for _, m := range methods {
+		if m != http.MethodHead {
+			t.Errorf("ArchiveSize sent a %s request", m)
+		}
+	}
+}
+
+func TestBEIRPublished(t *testing.T) {
+	sizes, sums := BEIRPublished(), BEIRMD5()
+	if len(sizes) != len(sums) {
+		t.Errorf("BEIRPublished has %d datasets, BEIRMD5 %d", len(sizes), len(sums))
+	}
+	for name := range sums {
+		p, ok := sizes[name]
+		if !ok || p.Queries <= 0 || p.Corpus == "" {
+			t.Errorf("%s: published sizes %+v", name, p)
+		}
+	}
+}
