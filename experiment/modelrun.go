@@ -244,50 +244,36 @@ type undecoded struct{ Tokenizer }
 
 func (undecoded) Decode([]int32, bool) string { return "" }
 
-// perturbQueries perturbs every query with config pc: id modes perturb
-// the clean ids (the clean tokenization is reused), leaving Decoded and
-// PerturbedDecoded empty (decodeExamples fills them); text modes perturb
-// the text and tokenize it; vocabswap tokenizes with a copy of the
-// tokenizer whose vocabulary has the config's pairs swapped (the attack is
-// applied on purpose here, so the fingerprint defence is not involved).
+// perturbQueries perturbs every query with config pc as the model reads
+// it (perturb.Queries, the function "dreval perturb -model" and the
+// server's /api/perturb call too): id modes perturb the clean ids (the
+// clean tokenization is reused), leaving Decoded and PerturbedDecoded
+// empty (decodeExamples fills them); text modes perturb the text and
+// tokenize it; vocabswap tokenizes with a copy of the tokenizer whose
+// vocabulary has the config's pairs swapped (the attack is applied on
+// purpose here, so the fingerprint defence is not involved).
 func perturbQueries(pc perturb.Config, tok Tokenizer, queries []dataset.Query, clean [][]int32) ([][]int32, []perturb.Result, error) {
-	ids := make([][]int32, len(queries))
-	res := make([]perturb.Result, len(queries))
-	var p *perturb.Perturber
-	switch {
-	case pc.Mode.IsText():
-		p = &perturb.Perturber{Config: pc, Vocab: tok, Encode: tok.EncodeIDs}
-	case pc.Mode == perturb.VocabSwap:
-		sw, ok := tok.(Swapper)
-		if !ok {
-			return nil, nil, fmt.Errorf("%s: the tokenizer (%T) cannot make a tampered copy of itself", pc.Mode, tok)
-		}
-		pairs, err := perturb.Pairs(pc, tok)
-		if err != nil {
-			return nil, nil, err
-		}
-		bad, err := sw.Swapped(pairs)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", pc, err)
-		}
-		p = &perturb.Perturber{Config: pc, Vocab: tok, Encode: tok.EncodeIDs, PoisonedEncode: bad.EncodeIDs}
+	var r perturb.Reader = tok
+	if pc.Mode.IsID() {
+		r = undecoded{tok}
 	}
+	var swapped func([][2]int32) (perturb.Reader, error)
+	if sw, ok := tok.(Swapper); ok {
+		swapped = func(pairs [][2]int32) (perturb.Reader, error) { return sw.Swapped(pairs) }
+	} else if pc.Mode == perturb.VocabSwap {
+		return nil, nil, fmt.Errorf("%s: the tokenizer (%T) cannot make a tampered copy of itself", pc.Mode, tok)
+	}
+	qs := make([]perturb.Query, len(queries))
 	for i, q := range queries {
-		var pr perturb.Result
-		var err error
-		switch {
-		case pc.Mode.IsID():
-			pr, err = perturb.IDs(pc, q.ID, clean[i], undecoded{tok})
-			pr.Text = q.Text
-		case p != nil:
-			pr, err = p.Apply(q.ID, q.Text)
-		default:
-			err = fmt.Errorf("perturbation mode %s is not supported by experiments", pc.Mode)
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("perturbing query %q (%v): %w", q.ID, pc, err)
-		}
-		ids[i], res[i] = pr.PerturbedIDs, pr
+		qs[i] = perturb.Query{ID: q.ID, Text: q.Text}
+	}
+	res, err := perturb.Queries(pc, r, swapped, qs, clean)
+	if err != nil {
+		return nil, nil, err
+	}
+	ids := make([][]int32, len(queries))
+	for i := range res {
+		ids[i] = res[i].PerturbedIDs
 	}
 	return ids, res, nil
 }

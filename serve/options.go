@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io/fs"
 	"time"
+
+	"github.com/dreval/dreval/perturb"
 )
 
 // Encoder is what /api/encode needs of a model: *encoder.Encoder wrapped
@@ -60,6 +62,18 @@ type DemoData struct {
 	QueryNPY, QueryMeta []byte
 }
 
+// QueryReading is how a model reads queries: Reader gives the ids its
+// query encoder feeds (perturb.Reader), Swapped the same reading with
+// pairs of the tokenizer's vocabulary swapped (vocabswap; nil: not
+// possible), Fingerprint the tokenizer's fingerprint, and Describe says
+// in a few words what reads them.
+type QueryReading struct {
+	Reader      perturb.Reader
+	Swapped     func(pairs [][2]int32) (perturb.Reader, error)
+	Fingerprint func(perturb.Reader) string
+	Describe    string
+}
+
 // ErrUnknownModel is wrapped by errors of Options' functions for a model
 // that does not exist; the handlers answer 404.
 var ErrUnknownModel = errors.New("unknown model")
@@ -92,6 +106,13 @@ type Options struct {
 	// /api/encode; nil answers 501. It is called for each request: cache
 	// the models it opens.
 	Encoder func(ctx context.Context, model, side string) (Encoder, error)
+	// QueryReader returns how a model reads queries, for /api/perturb:
+	// its query encoder's ids (prompt, lower-casing, truncation), as
+	// "dreval eval" perturbs them. Nil, or an error wrapping
+	// ErrUnknownModel, reads them with the model's bare tokenizer from
+	// Models (the Worker, which has no encoders); the reply says which
+	// ("reads").
+	QueryReader func(ctx context.Context, model string) (*QueryReading, error)
 	// Demo returns a model's demo corpus embeddings for /data/demo/; nil
 	// serves none. A successful result is computed once per model and
 	// kept in memory.

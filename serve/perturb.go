@@ -41,6 +41,10 @@ type perturbResponse struct {
 	Results              []perturb.Result `json:"results"`
 	Changed              int              `json:"changed"`
 	Considered           int              `json:"considered"`
+	// Reads says what read the queries: the model's query encoder (its
+	// prompt, lower-casing and truncation, as "dreval eval" reads them)
+	// or its bare tokenizer.
+	Reads string `json:"reads"`
 }
 
 // perturb perturbs each text with package perturb, as "dreval perturb
@@ -83,32 +87,36 @@ func (s *server) perturb(ctx context.Context, req *request) (*reply, error) {
 	if pr.Tokenizer == "" {
 		pr.Tokenizer = "minilm"
 	}
-	tok, err := s.tokenizer(pr.Tokenizer)
+	rd, err := s.queryReading(ctx, pr.Tokenizer)
 	if err != nil {
 		return nil, err
 	}
-	p := &perturb.Perturber{Config: c, Vocab: tok, Encode: func(t string) []int32 { return tok.Encode(t).IDs }}
-	out := perturbResponse{Config: c, Tokenizer: pr.Tokenizer, TokenizerFingerprint: tok.Fingerprint(), Results: make([]perturb.Result, 0, len(pr.Texts))}
-	if mode == perturb.VocabSwap {
-		bad, _, err := perturb.Poison(c, tok)
-		if err != nil {
-			return nil, errorf(http.StatusBadRequest, "%v", err)
+	out := perturbResponse{Config: c, Tokenizer: pr.Tokenizer, TokenizerFingerprint: rd.Fingerprint(rd.Reader), Reads: rd.Describe, Results: make([]perturb.Result, 0, len(pr.Texts))}
+	swapped := rd.Swapped
+	if mode == perturb.VocabSwap && swapped != nil {
+		swapped = func(pairs [][2]int32) (perturb.Reader, error) {
+			bad, err := rd.Swapped(pairs)
+			if err == nil {
+				out.PoisonedFingerprint = rd.Fingerprint(bad)
+			}
+			return bad, err
 		}
-		p.PoisonedEncode = func(t string) []int32 { return bad.Encode(t).IDs }
-		out.PoisonedFingerprint = bad.Fingerprint()
 	}
+	qs := make([]perturb.Query, len(pr.Texts))
 	for i, text := range pr.Texts {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		id := strconv.Itoa(i + 1)
+		qs[i] = perturb.Query{ID: strconv.Itoa(i + 1), Text: text}
 		if pr.QueryIDs != nil {
-			id = pr.QueryIDs[i]
+			qs[i].ID = pr.QueryIDs[i]
 		}
-		res, err := p.Apply(id, text)
-		if err != nil {
-			return nil, errorf(http.StatusBadRequest, "text %d (query %q): %v", i, id, err)
-		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res, err := perturb.Queries(c, rd.Reader, swapped, qs, nil)
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "%v", err)
+	}
+	for _, res := range res {
 		if res.IDs == nil {
 			res.IDs = []int32{}
 		}
@@ -180,3 +188,39 @@ func (s *server) tokenizer(name string) (*tokenizer.Tokenizer, error) {
 // validName reports whether name can name a model: a non-empty run of
 // letters, digits, '.', '_' and '-', not starting with '.'.
 func validName(name string) bool { return modelfiles.ValidName(name) }
+
+// tokenizerReader reads queries with a bare tokenizer: its ids of the
+// text, special tokens added, untruncated.
+type tokenizerReader struct{ *tokenizer.Tokenizer }
+
+func (t tokenizerReader) EncodeIDs(text string) []int32 { return t.Encode(text).IDs }
+
+// queryReading returns how model name reads queries: Options.QueryReader's
+// reading where it knows the model, else the model's bare tokenizer.
+func (s *server) queryReading(ctx context.Context, name string) (*QueryReading, error) {
+	if s.opts.QueryReader != nil && validName(name) {
+		rd, err := s.opts.QueryReader(ctx, name)
+		if err == nil {
+			return rd, nil
+		}
+		if !errors.Is(err, ErrUnknownModel) {
+			return nil, fmt.Errorf("tokenizer %q: %w", name, err)
+		}
+	}
+	tok, err := s.tokenizer(name)
+	if err != nil {
+		return nil, err
+	}
+	return &QueryReading{
+		Reader: tokenizerReader{tok},
+		Swapped: func(pairs [][2]int32) (perturb.Reader, error) {
+			bad, err := tok.WithSwappedTokens(pairs)
+			if err != nil {
+				return nil, err
+			}
+			return tokenizerReader{bad}, nil
+		},
+		Fingerprint: func(r perturb.Reader) string { return r.(tokenizerReader).Fingerprint() },
+		Describe:    "the model's tokenizer (no prompt, lower-casing or truncation of its encoder)",
+	}, nil
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/report"
 	"github.com/dreval/dreval/results"
+	"github.com/dreval/dreval/spec"
 	"github.com/dreval/dreval/ui"
 )
 
@@ -30,28 +31,46 @@ type reproduceRequest struct {
 	Engine string `json:"engine"`
 }
 
-// Config returns the experiment configuration of a request: the study's
-// protocol, as "dreval reproduce -engine go" runs it, on the request's
-// data and models.
-func (q reproduceRequest) Config(reg *experiment.Registry, cache experiment.Cache, data dataSource, opts experiment.ModelOptions) (experiment.Config, error) {
+// Spec returns the experiment a request describes: the study's protocol,
+// as "dreval reproduce -engine go" runs it, on the request's data and
+// models (data names a collection: "demo", or an uploaded folder by its
+// path in the page's files).
+func (q reproduceRequest) Spec() (spec.Spec, error) {
 	if q.Data == "" {
-		return experiment.Config{}, fmt.Errorf("reproduce: no data: want \"demo\" or an uploaded folder")
+		return spec.Spec{}, fmt.Errorf("reproduce: no data: want \"demo\" or an uploaded folder")
 	}
 	if q.Seeds < 0 {
-		return experiment.Config{}, fmt.Errorf("reproduce: seeds %d: want at least 1 (the protocol uses %d)", q.Seeds, experiment.StudySeeds)
+		return spec.Spec{}, fmt.Errorf("reproduce: seeds %d: want at least 1 (the protocol uses %d)", q.Seeds, experiment.StudySeeds)
 	}
 	if len(q.Models) == 0 {
-		return experiment.Config{}, fmt.Errorf("reproduce: no model: choose at least one of static, bm25 and minilm")
+		return spec.Spec{}, fmt.Errorf("reproduce: no model: choose at least one of static, bm25 and minilm")
 	}
 	cfg := experiment.Study()
-	cfg.Data, cfg.Collections = data.names, data.collections
-	cfg.Models = q.Models
+	cfg.Data, cfg.Models = []string{q.Data}, q.Models
 	if q.Seeds > 0 {
 		cfg.Seeds = q.Seeds
 	}
+	cfg.ModelOptions.Engine = experiment.EngineGo
+	return cfg.Spec(), nil
+}
+
+// Config returns the experiment configuration of a request: its Spec,
+// run on the page's collections (data) with the page's models (reg,
+// opts) and cache.
+func (q reproduceRequest) Config(reg *experiment.Registry, cache experiment.Cache, data dataSource, opts experiment.ModelOptions) (experiment.Config, error) {
+	s, err := q.Spec()
+	if err != nil {
+		return experiment.Config{}, err
+	}
+	cfg, err := experiment.FromSpec(s)
+	if err != nil {
+		return experiment.Config{}, err
+	}
+	cfg.Data, cfg.Collections = data.names, data.collections
 	cfg.Registry = reg
+	score := cfg.ModelOptions.Score // the study's cosine, as dreval reproduce
 	cfg.ModelOptions = opts
-	cfg.ModelOptions.Score = experiment.StudyScore // the study's cosine, as dreval reproduce
+	cfg.ModelOptions.Score = score
 	cfg.Cache = cache
 	cfg.Version = buildVersion()
 	return cfg, cfg.Validate()

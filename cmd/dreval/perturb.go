@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +15,9 @@ import (
 
 	"github.com/dreval/dreval/dataset"
 	"github.com/dreval/dreval/encoder/tokenizer"
+	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/perturb"
+	"github.com/dreval/dreval/serve"
 )
 
 func init() {
@@ -24,7 +28,7 @@ func init() {
 	})
 }
 
-const perturbUsage = `-tokenizer PATH [-mode MODE] [-rate R] [-seed S] [-oov POLICY] [-protect-special] [-pairs K] [-json] [-in FILE]
+const perturbUsage = `-tokenizer PATH|-model NAME|DIR [-mode MODE] [-rate R] [-seed S] [-oov POLICY] [-protect-special] [-pairs K] [-json] [-in FILE]
 
 Reads queries, one per line, from -in or stdin, perturbs each and prints the
 original decoded tokens (special tokens such as [CLS]/[SEP] or <s>/</s> shown)
@@ -52,11 +56,17 @@ tokenizer.json, vocab.txt or .model file, a directory of the same files for a
 model directory).
 
 -tokenizer takes a tokenizer.json, vocab.txt, vocab.json (with merges.txt
-beside it) or SentencePiece .model file, or a model directory.`
+beside it) or SentencePiece .model file, or a model directory, and reads
+each query with that bare tokenizer. -model takes an installed model's name
+(minilm, static, bm25) or a model folder and reads each query as its query
+encoder does (its query prompt, lower-casing and truncation): exactly the
+ids "dreval eval" perturbs for that model.`
 
 func runPerturb(env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "perturb", perturbUsage)
-	tokPath := fs.String("tokenizer", "", "a tokenizer.json, vocab.txt, vocab.json or .model file, or a model directory (required)")
+	tokPath := fs.String("tokenizer", "", "a tokenizer.json, vocab.txt, vocab.json or .model file, or a model directory, read as a bare tokenizer")
+	modelName := fs.String("model", "", "an installed model's `name` or a model folder: read queries as its query encoder does (prompt, lower-casing, truncation), as dreval eval perturbs them")
+	modelsDir := fs.String("models-dir", defaultModelsDir(), "`directory` of installed models, for -model")
 	mode := fs.String("mode", string(perturb.IDShift), "perturbation mode")
 	rate := fs.Float64("rate", perturb.DefaultRate, "perturbation rate in [0, 1]")
 	seed := fs.Uint64("seed", 1, "random seed")
@@ -73,8 +83,11 @@ func runPerturb(env *cliEnv, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErrorf("unexpected argument %q", fs.Arg(0))
 	}
-	if *tokPath == "" {
-		return usageErrorf("-tokenizer is required (for example ~/.cache/dreval/models/minilm/tokenizer.json)")
+	switch {
+	case *tokPath == "" && *modelName == "":
+		return usageErrorf("-tokenizer is required, or -model (for example -tokenizer ~/.cache/dreval/models/minilm/tokenizer.json, or -model minilm)")
+	case *tokPath != "" && *modelName != "":
+		return usageErrorf("-tokenizer and -model exclude each other: -model reads queries as the model's encoder, -tokenizer as a bare tokenizer")
 	}
 	m, err := perturb.ParseMode(*mode)
 	if err != nil {
@@ -92,27 +105,45 @@ func runPerturb(env *cliEnv, args []string) error {
 		return usageErrorf("-save-poisoned needs -mode %s", perturb.VocabSwap)
 	}
 
-	tok, err := tokenizer.Load(*tokPath)
-	if err != nil {
-		return err
-	}
-	if *fingerprint != "" {
-		if err := perturb.VerifyFingerprint(*fingerprint, tok); err != nil {
-			return fmt.Errorf("%s: %w", *tokPath, err)
+	var rd *serve.QueryReading
+	source := *tokPath
+	if *modelName != "" {
+		m, err := evalRegistry().Open(context.Background(), *modelName, experiment.ModelOptions{Engine: experiment.EngineGo, ModelsDir: *modelsDir})
+		if err != nil {
+			return fmt.Errorf("-model %s: %w", *modelName, err)
 		}
-	}
-	p := &perturb.Perturber{Config: c, Vocab: tok, Encode: func(s string) []int32 { return tok.Encode(s).IDs }}
-	if m == perturb.VocabSwap {
-		bad, swapped, err := perturb.Poison(c, tok)
+		rd, source = queryReading(m), "model "+*modelName+"'s query encoder"
+	} else {
+		tok, err := tokenizer.Load(*tokPath)
 		if err != nil {
 			return err
 		}
-		p.PoisonedEncode = func(s string) []int32 { return bad.Encode(s).IDs }
-		fmt.Fprintf(env.stderr, "dreval perturb: %d vocabulary pairs swapped; tokenizer fingerprint %s, poisoned %s\n", len(swapped), tok.Fingerprint(), bad.Fingerprint())
-		if *savePoisoned != "" {
-			if err := saveTokenizer(bad, *savePoisoned); err != nil {
-				return err
+		rd = tokenizerReading(tok)
+	}
+	fp := rd.Fingerprint(rd.Reader)
+	if *fingerprint != "" {
+		if err := perturb.VerifyFingerprint(*fingerprint, fingerprinted(fp)); err != nil {
+			return fmt.Errorf("%s: %w", source, err)
+		}
+	}
+	swapped := rd.Swapped
+	if m == perturb.VocabSwap && swapped != nil {
+		swapped = func(pairs [][2]int32) (perturb.Reader, error) {
+			bad, err := rd.Swapped(pairs)
+			if err != nil {
+				return nil, err
 			}
+			fmt.Fprintf(env.stderr, "dreval perturb: %d vocabulary pairs swapped; tokenizer fingerprint %s, poisoned %s\n", len(pairs), fp, rd.Fingerprint(bad))
+			if *savePoisoned != "" {
+				t, ok := tokenizerOf(bad)
+				if !ok {
+					return nil, fmt.Errorf("-save-poisoned: %s cannot be written as a tokenizer", source)
+				}
+				if err := saveTokenizer(t, *savePoisoned); err != nil {
+					return nil, err
+				}
+			}
+			return bad, nil
 		}
 	}
 
@@ -131,16 +162,24 @@ func runPerturb(env *cliEnv, args []string) error {
 		return err
 	}
 
+	qs := make([]perturb.Query, len(queries))
+	for i, q := range queries {
+		qs[i] = perturb.Query{ID: q.ID, Text: q.Text}
+	}
+	results, err := perturb.Queries(c, rd.Reader, swapped, qs, nil)
+	var qe *perturb.QueryError
+	if errors.As(err, &qe) {
+		return fmt.Errorf("%s:%d: %w", name, queries[qe.Index].Line, qe.Err)
+	}
+	if err != nil {
+		return err
+	}
 	w := bufio.NewWriter(env.stdout)
 	if !*asJSON {
-		fmt.Fprintf(w, "# %s; tokenizer %s (fingerprint %s)\n", c, *tokPath, tok.Fingerprint())
+		fmt.Fprintf(w, "# %s; %s %s (fingerprint %s)\n", c, readsWord(*modelName), source, fp)
 	}
 	changed, considered := 0, 0
-	for _, q := range queries {
-		res, err := p.Apply(q.ID, q.Text)
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", name, q.Line, err)
-		}
+	for _, res := range results {
 		changed += res.Changed
 		considered += res.Considered
 		if *asJSON {
@@ -277,4 +316,47 @@ func readQueries(r io.Reader, name string) ([]inputQuery, error) {
 		seen[q.ID] = qr.Line()
 		qs = append(qs, inputQuery{ID: q.ID, Text: q.Text, Line: qr.Line()})
 	}
+}
+
+// readsWord names what reads the queries in perturb's header.
+func readsWord(model string) string {
+	if model != "" {
+		return "read by"
+	}
+	return "tokenizer"
+}
+
+// tokenizerReading reads queries with the bare tokenizer tok (its ids of
+// the text with special tokens, untruncated), as "dreval perturb
+// -tokenizer" does.
+func tokenizerReading(tok *tokenizer.Tokenizer) *serve.QueryReading {
+	return &serve.QueryReading{
+		Reader: experiment.HFTokenizer{Tokenizer: tok},
+		Swapped: func(pairs [][2]int32) (perturb.Reader, error) {
+			bad, err := tok.WithSwappedTokens(pairs)
+			if err != nil {
+				return nil, err
+			}
+			return experiment.HFTokenizer{Tokenizer: bad}, nil
+		},
+		Fingerprint: func(r perturb.Reader) string { return r.(experiment.Tokenizer).Fingerprint() },
+		Describe:    "the bare tokenizer",
+	}
+}
+
+// fingerprinted is a tokenizer known by its fingerprint only, for
+// perturb.VerifyFingerprint's message.
+type fingerprinted string
+
+func (f fingerprinted) Fingerprint() string { return string(f) }
+
+// tokenizerOf returns the tokenizer behind a reading of queries.
+func tokenizerOf(r perturb.Reader) (*tokenizer.Tokenizer, bool) {
+	switch t := r.(type) {
+	case experiment.HFTokenizer:
+		return t.Tokenizer, true
+	case experiment.EncoderTokenizer:
+		return t.Tokenizer(), true
+	}
+	return nil, false
 }

@@ -95,12 +95,13 @@ func runServe(env *cliEnv, args []string) error {
 		fmt.Fprintf(env.stderr, "dreval serve: onnxruntime-web %s under /ort/ (from %s)\n", ortIndex.Version, *ortWeb)
 	}
 	h := serve.NewMux(serve.Options{
-		Assets:  webapp.FS(),
-		WasmGz:  webapp.WasmName,
-		ORTWeb:  ortFS,
-		Models:  modelsFS(*models),
-		Encoder: sm.encoder,
-		Demo:    sm.demo,
+		Assets:      webapp.FS(),
+		WasmGz:      webapp.WasmName,
+		ORTWeb:      ortFS,
+		Models:      modelsFS(*models),
+		Encoder:     sm.encoder,
+		Demo:        sm.demo,
+		QueryReader: sm.queryReading,
 		Limits: serve.Limits{MaxBodyBytes: *maxBody, MaxTexts: *maxTexts, Timeout: *timeout,
 			MaxConcurrentEncodes: *encoders, QueueWait: *queueWait},
 	})
