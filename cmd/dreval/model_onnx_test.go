@@ -117,12 +117,12 @@ func TestModelExportONNXErrors(t *testing.T) {
 }
 
 // TestModelExportONNXPyTorch exports a BERT whose weights PyTorch saved
-// as pytorch_model.bin (encoder/testdata/torch-bert, written by
+// as pytorch_model.bin (encoder/transformer/testdata/torch-bert, written by
 // scripts/torchckpt-golden/gen.py) and checks the graph holds the tensors
 // of model.safetensors of the same values, bit for bit; the checkpoint's
 // int64 position_ids are left out.
 func TestModelExportONNXPyTorch(t *testing.T) {
-	src := torchbert.Dir(t, filepath.Join("..", "..", "encoder", "testdata", "torch-bert"))
+	src := torchbert.Dir(t, filepath.Join("..", "..", "encoder", "transformer", "testdata", "torch-bert"))
 	export := func(from, to string) (tensor.Set, string) {
 		t.Helper()
 		dir := t.TempDir()

@@ -84,9 +84,9 @@ func checkpointHead(s *Settings, cfgJSON []byte) (*encoder.Head, string, error) 
 			return nil, "", fmt.Errorf("%s: projection_dim %d is negative", s.ConfigPath, rc.ProjectionDim)
 		}
 		if rc.ProjectionDim > 0 {
-			prefix := "question_"
+			prefix := "question_encoder."
 			if slices.Contains(rc.Architectures, "DPRContextEncoder") {
-				prefix = "ctx_"
+				prefix = "ctx_encoder."
 			}
 			d, err := denseFrom(s, prefix+"encode_proj.", encoder.Identity, s.Config.HiddenSize, rc.ProjectionDim)
 			if err != nil {
@@ -103,7 +103,7 @@ func checkpointHead(s *Settings, cfgJSON []byte) (*encoder.Head, string, error) 
 	if err != nil {
 		return nil, "", err
 	}
-	for _, prefix := range []string{"", "ance_"} {
+	for _, prefix := range []string{"", "ance_encoder."} {
 		if slices.Contains(names, prefix+"embeddingHead.weight") && slices.Contains(names, prefix+"norm.weight") {
 			dot()
 			d, err := denseFrom(s, prefix+"embeddingHead.", encoder.Identity, s.Config.HiddenSize, 0)

@@ -1,5 +1,5 @@
 // Package torchbert materialises the tiny PyTorch BERT of
-// encoder/testdata/torch-bert for tests. scripts/torchckpt-golden/gen.py
+// encoder/transformer/testdata/torch-bert for tests. scripts/torchckpt-golden/gen.py
 // saved it there with PyTorch (pytorch_model.bin, its legacy form,
 // plain.bin, dense.bin) and wrote the same values as text, tensors.json:
 // each safetensors file's tensors with dtype, shape and values. Dir writes
@@ -25,7 +25,7 @@ type tensorText struct {
 	Values []float64 `json:"values"`
 }
 
-// Dir copies the files of src (encoder/testdata/torch-bert) into a
+// Dir copies the files of src (encoder/transformer/testdata/torch-bert) into a
 // temporary directory, writes there each safetensors file tensors.json
 // describes, and returns the directory.
 func Dir(t testing.TB, src string) string {

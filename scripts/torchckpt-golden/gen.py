@@ -28,7 +28,7 @@ encoder/torchckpt/testdata/:
                  float32 bits of each element in row-major order) and the
                  names Skipped should list
 
-and in encoder/testdata/torch-bert/ a tiny random BERT (BertForMaskedLM's
+and in encoder/transformer/testdata/torch-bert/ a tiny random BERT (BertForMaskedLM's
 names: a bert. prefix, a decoder weight tied to the word embeddings,
 int64 position_ids) with ANCE's embeddingHead and norm, a module's
 state_dict() as save_pretrained saves it, as
@@ -49,7 +49,7 @@ import torch
 
 root = sys.argv[1] if len(sys.argv) > 1 else "."
 out = os.path.join(root, "encoder", "torchckpt", "testdata")
-bert_out = os.path.join(root, "encoder", "testdata", "torch-bert")
+bert_out = os.path.join(root, "encoder", "transformer", "testdata", "torch-bert")
 os.makedirs(out, exist_ok=True)
 os.makedirs(bert_out, exist_ok=True)
 g = torch.Generator().manual_seed(20240611)
