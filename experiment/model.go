@@ -183,8 +183,15 @@ const (
 	EngineORT  Engine = engine.ORT
 )
 
-// Engines returns the engines (a new slice each call).
-func Engines() []Engine { return []Engine{EngineAuto, EngineGo, EngineORT} }
+// Engines returns the engines, in the order of engine.Choices (a new
+// slice each call).
+func Engines() []Engine {
+	var out []Engine
+	for _, c := range engine.Choices() {
+		out = append(out, Engine(c.Name))
+	}
+	return out
+}
 
 // ParseEngine returns the engine named s ("auto", "go" or "ort").
 func ParseEngine(s string) (Engine, error) { return parseName(s, "engine", Engines()) }

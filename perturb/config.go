@@ -75,7 +75,7 @@ var modeTable = []ModeInfo{
 	{CharInsert, KindText, "a random letter inserted, at rate R per character", "charinsert"},
 	{CharDelete, KindText, "a character deleted, at rate R per character", "chardelete"},
 	{WordDrop, KindText, "a word dropped, at rate R per word", "worddrop"},
-	{VocabSwap, KindTokenizer, "tokenizer poisoning: the query tokenizer with -pairs K vocabulary pairs swapped (or R of the vocabulary displaced); needs -protect-special", ""},
+	{VocabSwap, KindTokenizer, "tokenizer poisoning: the query tokenizer with -pairs K vocabulary pairs swapped (or R of the vocabulary displaced); dreval eval needs -protect-special with it", ""},
 }
 
 // ModeTable returns the table of modes (a copy).

@@ -11,6 +11,8 @@ import (
 	"io/fs"
 )
 
+//go:generate go run ./menusgen
+
 //go:embed static
 var files embed.FS
 

@@ -67,7 +67,7 @@ func runEncode(env *cliEnv, args []string) error {
 	models := modelsDirFlag(fs)
 	in := fs.String("in", "", "input `file` (.jsonl or plain lines; - for stdin as plain lines)")
 	out := fs.String("out", "", "output .npy `file`")
-	engineFlag := fs.String("engine", "auto", "encoder `engine`: auto (ort when it can run the model, else go), go (pure Go) or ort (ONNX Runtime; needs a cgo build, the library and model.onnx)")
+	engineFlag := fs.String("engine", "auto", "encoder `engine`: "+engine.Help())
 	onnxFile := fs.String("onnx-file", "", "the model folder's ONNX `graph` for -engine ort/auto: a file (onnx/model_quantized.onnx) or a variant (quantized, fp16, ... for onnx/model_VARIANT.onnx; default model.onnx, else onnx/model.onnx); -engine go reads its weights from it")
 	ortLib := fs.String("ort-lib", defaultORTLib(), "ONNX Runtime shared `library` for -engine ort/auto (default from $DREVAL_ORT_LIB, else where make setup installs it)")
 	pool := fs.String("pool", "", "pooling: cls, mean, max, mean_sqrt_len_tokens, weightedmean, lasttoken, several joined by +, or pooler (default: the model's)")

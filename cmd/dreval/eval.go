@@ -13,6 +13,7 @@ import (
 
 	"github.com/dreval/dreval/answer"
 	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/modelfiles"
 	"github.com/dreval/dreval/perturb"
@@ -101,14 +102,14 @@ func runEval(env *cliEnv, args []string) error {
 	split := fs.String("split", "test", "qrels `split`")
 	models := fs.String("models", evalDefaultModels, "models, comma-separated: "+strings.Join(evalRegistry().Names(), ", ")+", or model directories (by default, those of the defaults that are installed)")
 	modelsDir := fs.String("models-dir", defaultModelsDir(), "`directory` of installed models (default from $DREVAL_MODELS, else the user cache directory)")
-	mode := fs.String("perturb", "idshift", "perturbation `mode`: idshift, idrandom, typo, charswap, charinsert, chardelete, worddrop, or vocabswap (tokenizer poisoning; needs -protect-special)")
+	mode := fs.String("perturb", "idshift", "perturbation `mode`: "+perturb.ModeNames()+" (dreval perturb -h says what each does)")
 	oov := fs.String("oov", "redraw", "idshift: what to do with ids shifted past the vocabulary: redraw, clamp, wrap or error")
 	protect := fs.Bool("protect-special", false, "leave special tokens ([CLS], [SEP]) unperturbed (the paper perturbs them)")
 	rates := fs.String("rates", "0,0.05,0.1,0.2", "perturbation `rates` in [0,1], comma-separated; the clean run (0) is always made, since every comparison needs it")
 	seeds := fs.Int("seeds", experiment.DefaultSeeds, "`number` of seeds per rate > 0")
 	k := fs.Int("k", experiment.DefaultK, "documents retrieved per query")
 	out := fs.String("out", "out/eval", "output `directory`")
-	engine := fs.String("engine", "auto", "dense encoder engine: auto (ONNX Runtime when the library loads and the model directory has model.onnx, else go), go or ort")
+	engine := fs.String("engine", "auto", "encoder `engine`: "+engine.Help())
 	ortLib := fs.String("ort-lib", defaultORTLib(), "ONNX Runtime shared `library` for -engine ort/auto (default from $DREVAL_ORT_LIB, else where make setup installs it)")
 	bm25Tok := fs.String("bm25-tokenizer", "", "tokenizer.json `FILE` bm25 perturbs and decodes queries with (default: minilm's); for Chinese use bert-base-chinese's")
 	analyzer := fs.String("analyzer", "wordpiece", "BM25 analyser: wordpiece (the minilm tokenizer's tokens), words, or bigram (CJK character bigrams, for Chinese)")

@@ -47,7 +47,7 @@ func runModelDistill(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	model := fs.String("model", "minilm", "installed model `name` (under -models) or model directory to distil")
 	dims := fs.Int("dims", 256, "embedding `dimensions` kept by PCA (at most the model's hidden size)")
 	out := fs.String("out", "", "output model `directory` (default: \"static\" under -models)")
-	engineFlag := fs.String("engine", "auto", "`engine` running the model: auto, go or ort (see \"dreval encode -h\")")
+	engineFlag := fs.String("engine", "auto", "encoder `engine`: "+engine.Help())
 	ortLib := fs.String("ort-lib", defaultORTLib(), "ONNX Runtime shared `library` (default from $DREVAL_ORT_LIB, else where make setup installs it)")
 	dtype := fs.String("dtype", "f32", "stored element `type`: f32 or f16 (half the size)")
 	sif := fs.Float64("sif", static.DefaultSIFCoefficient, "SIF `coefficient` a (0: no weighting)")

@@ -28,7 +28,7 @@ func init() {
 	})
 }
 
-const perturbUsage = `-tokenizer PATH|-model NAME|DIR [-mode MODE] [-rate R] [-seed S] [-oov POLICY] [-protect-special] [-pairs K] [-json] [-in FILE]
+var perturbUsage = `-tokenizer PATH|-model NAME|DIR [-mode MODE] [-rate R] [-seed S] [-oov POLICY] [-protect-special] [-pairs K] [-json] [-in FILE]
 
 Reads queries, one per line, from -in or stdin, perturbs each and prints the
 original decoded tokens (special tokens such as [CLS]/[SEP] or <s>/</s> shown)
@@ -46,14 +46,11 @@ query id is the line number (1-based, blank lines counted) for plain text;
 when the first non-blank line is a JSON object the input is read as JSON lines
 with "_id" and "text" (BEIR queries.jsonl) and "_id" is the query id.
 
-Modes: idshift (the paper's Algorithm 1: id t -> t+d, d uniform on 0..9, at
-rate R per position, special tokens included unless -protect-special),
-idrandom (a uniformly random other id), typo, charswap, charinsert,
-chardelete, worddrop (text noise before tokenization), vocabswap (a poisoned
-tokenizer with -pairs K swapped vocabulary pairs, or R of the vocabulary
-displaced; -save-poisoned writes it in the input's format: a file for a
-tokenizer.json, vocab.txt or .model file, a directory of the same files for a
-model directory).
+Modes (perturb.ModeTable):
+` + perturb.ModeHelp() + `
+vocabswap's -save-poisoned writes the poisoned tokenizer in the input's
+format: a file for a tokenizer.json, vocab.txt or .model file, a directory
+of the same files for a model directory.
 
 -tokenizer takes a tokenizer.json, vocab.txt, vocab.json (with merges.txt
 beside it) or SentencePiece .model file, or a model directory, and reads
@@ -67,7 +64,7 @@ func runPerturb(env *cliEnv, args []string) error {
 	tokPath := fs.String("tokenizer", "", "a tokenizer.json, vocab.txt, vocab.json or .model file, or a model directory, read as a bare tokenizer")
 	modelName := fs.String("model", "", "an installed model's `name` or a model folder: read queries as its query encoder does (prompt, lower-casing, truncation), as dreval eval perturbs them")
 	modelsDir := fs.String("models-dir", defaultModelsDir(), "`directory` of installed models, for -model")
-	mode := fs.String("mode", string(perturb.IDShift), "perturbation mode")
+	mode := fs.String("mode", string(perturb.IDShift), "perturbation `mode`: "+perturb.ModeNames())
 	rate := fs.Float64("rate", perturb.DefaultRate, "perturbation rate in [0, 1]")
 	seed := fs.Uint64("seed", 1, "random seed")
 	oov := fs.String("oov", string(perturb.Redraw), "idshift ids beyond the vocabulary: redraw, clamp, wrap or error")

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/perturb"
 )
 
 // tinyVocab writes a small BERT vocab.txt that covers the paper's example
@@ -337,6 +339,35 @@ func TestPerturbFamilies(t *testing.T) {
 		code, _, errOut = runCLI(t, in, "perturb", "-tokenizer", c.input, "-fingerprint", m[1])
 		if code != 0 {
 			t.Errorf("%s: clean tokenizer refused: %s", c.input, errOut)
+		}
+	}
+}
+
+// TestModeHelpFromTable checks that the flags' help is made from
+// perturb's table of modes: every mode is named by eval's -perturb and
+// perturb's -mode, and perturb's usage gives each mode's help.
+func TestModeHelpFromTable(t *testing.T) {
+	_, _, evalHelp := runCLI(t, "", "eval", "-h")
+	_, _, perturbHelp := runCLI(t, "", "perturb", "-h")
+	for _, m := range perturb.ModeTable() {
+		if !strings.Contains(evalHelp, string(m.Mode)) {
+			t.Errorf("eval -h does not name mode %s", m.Mode)
+		}
+		if !strings.Contains(perturbHelp, string(m.Mode)+strings.Repeat(" ", 12-len(m.Mode))+m.Help) {
+			t.Errorf("perturb -h lacks mode %s's help %q", m.Mode, m.Help)
+		}
+	}
+}
+
+// TestEngineHelpFromTable checks that every command's -engine help is
+// made from encoder/engine's table of engines.
+func TestEngineHelpFromTable(t *testing.T) {
+	for _, cmd := range [][]string{{"eval"}, {"encode"}, {"reproduce"}, {"serve"}, {"site"}, {"model", "distill"}} {
+		_, _, help := runCLI(t, "", append(cmd, "-h")...)
+		for _, c := range engine.Choices() {
+			if !strings.Contains(strings.Join(strings.Fields(help), " "), c.Name+" ("+c.Help+")") {
+				t.Errorf("%v -h lacks engine %s's help %q", cmd, c.Name, c.Help)
+			}
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dreval/dreval/dataset/download"
+	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/progress"
 	"github.com/dreval/dreval/report"
@@ -66,7 +67,7 @@ func runReproduce(env *cliEnv, args []string) error {
 	out := fs.String("out", "out/reproduce", "output `directory` of the eval outputs")
 	doc := fs.String("doc", "docs/reproduction.md", "the reproduction document to write (- for standard output)")
 	machine := fs.String("machine", "", "machine description for the document (default: GOOS/GOARCH and CPU count)")
-	engine := fs.String("engine", "auto", "dense encoder engine: auto, go or ort")
+	engine := fs.String("engine", "auto", "encoder `engine`: "+engine.Help())
 	ortLib := fs.String("ort-lib", defaultORTLib(), "ONNX Runtime shared `library`")
 	cacheDir := fs.String("cache", evalDefaultCacheDir(), "corpus embedding cache `directory`")
 	resamples := fs.Int("resamples", experiment.DefaultResamples, "randomization-test and bootstrap resamples")

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/serve"
 	"github.com/dreval/dreval/webapp"
 )
@@ -52,7 +53,7 @@ func runServe(env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "serve", serveUsage)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address` (host:port; 0.0.0.0:PORT listens on every interface)")
 	models := modelsDirFlag(fs)
-	engine := fs.String("engine", "auto", "encoder engine: auto (ONNX Runtime when it runs here, else go), go or ort")
+	engine := fs.String("engine", "auto", "encoder `engine`: "+engine.Help())
 	ortLib := fs.String("ort-lib", evalDefaultOrtLib(), "ONNX Runtime shared `library`")
 	cacheDir := fs.String("cache", evalDefaultCacheDir(), "corpus embedding cache `directory` shared with \"dreval eval\" (\"\": none)")
 	ortWeb := fs.String("ort-web", defaultORTWeb(), "onnxruntime-web `directory` served under /ort/ for the page's transformer engine (scripts/setup-ort-web.sh installs it; \"\": none, the page encodes in pure Go)")

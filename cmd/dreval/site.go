@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/modelfiles"
 	"github.com/dreval/dreval/webapp"
@@ -43,7 +44,7 @@ func runSite(env *cliEnv, args []string) error {
 	out := fs.String("out", "", "output `directory` (created; existing files are overwritten)")
 	models := modelsDirFlag(fs)
 	modelList := fs.String("model", "static,minilm", "installed models to include, comma-separated `names`")
-	engine := fs.String("engine", "auto", "engine encoding the demo corpus: auto, go or ort")
+	engine := fs.String("engine", "auto", "encoder `engine`: "+engine.Help())
 	ortLib := fs.String("ort-lib", evalDefaultOrtLib(), "ONNX Runtime shared `library`")
 	cacheDir := fs.String("cache", evalDefaultCacheDir(), "corpus embedding cache `directory` shared with \"dreval eval\" (\"\": none)")
 	app := fs.Bool("app", true, "include the browser app (false: models and data only, as the Worker build embeds them)")

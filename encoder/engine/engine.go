@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/bert"
@@ -39,6 +40,34 @@ const (
 	ORT    = "ort"
 	Static = "static"
 )
+
+// Choice is one row of the table of engines a user chooses from: its
+// name and one line of help (what the flags say of it).
+type Choice struct {
+	Name, Help string
+}
+
+// choices are the engines a user may ask for, in the order flags list
+// them. A new engine is its package, its case in Open and one row here;
+// the flags' help is made from this table (Help).
+var choices = []Choice{
+	{Auto, "ONNX Runtime when the build has cgo, the library loads and the model folder has an ONNX graph, else go"},
+	{Go, "the pure-Go forward pass (the reference; runs everywhere, js/wasm included)"},
+	{ORT, "ONNX Runtime (a cgo build, its library, and model.onnx or onnx/model.onnx)"},
+}
+
+// Choices returns the table of engines (a copy).
+func Choices() []Choice { return append([]Choice(nil), choices...) }
+
+// Help returns the engines for a flag's help: "auto (...), go (...) or
+// ort (...)".
+func Help() string {
+	var parts []string
+	for _, c := range choices {
+		parts = append(parts, c.Name+" ("+c.Help+")")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+}
 
 // Options configure Open.
 type Options struct {
