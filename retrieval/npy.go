@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dreval/dreval/internal/float16"
 	"github.com/dreval/dreval/internal/pylit"
 )
 
@@ -188,11 +189,11 @@ func appendDecoded(dst []float32, b []byte, size int, bigEndian bool) []float32 
 		}
 	case !bigEndian:
 		for i := range out {
-			out[i] = halfToFloat32(binary.LittleEndian.Uint16(b[2*i:]))
+			out[i] = float16.ToFloat32(binary.LittleEndian.Uint16(b[2*i:]))
 		}
 	default:
 		for i := range out {
-			out[i] = halfToFloat32(binary.BigEndian.Uint16(b[2*i:]))
+			out[i] = float16.ToFloat32(binary.BigEndian.Uint16(b[2*i:]))
 		}
 	}
 	return dst[:len(dst)+n]
@@ -349,7 +350,7 @@ func WriteNPY(w io.Writer, m *Matrix, dtype string) error {
 		if size == 4 {
 			binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
 		} else {
-			h, ok := float32ToHalf(v)
+			h, ok := float16.Round(v)
 			if !ok {
 				return fmt.Errorf("row %d column %d: %v does not fit float16 (max 65504)", i/max(m.Dim, 1), i%max(m.Dim, 1), v)
 			}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dreval/dreval/internal/float16"
 	"github.com/dreval/dreval/internal/sharedtest"
 )
 
@@ -168,8 +169,8 @@ func TestWriteNPYRoundTrip(t *testing.T) {
 // TestHalfRoundTrip converts every float16 to float32 and back.
 func TestHalfRoundTrip(t *testing.T) {
 	for h := 0; h < 1<<16; h++ {
-		f := halfToFloat32(uint16(h))
-		back, ok := float32ToHalf(f)
+		f := float16.ToFloat32(uint16(h))
+		back, ok := float16.Round(f)
 		if math.IsNaN(float64(f)) {
 			if back&0x7c00 != 0x7c00 || back&0x3ff == 0 {
 				t.Fatalf("NaN %#04x came back as %#04x", h, back)
@@ -195,9 +196,9 @@ func TestHalfRoundTrip(t *testing.T) {
 		{-1.0 / (1 << 14), 0x8400, true},          // smallest normal, negative
 		{1.0/(1<<14) - 1.0/(1<<25), 0x0400, true}, // rounds up into the normals
 	} {
-		got, ok := float32ToHalf(tc.f)
+		got, ok := float16.Round(tc.f)
 		if got != tc.want || ok != tc.ok {
-			t.Errorf("float32ToHalf(%g) = %#04x, %v; want %#04x, %v", tc.f, got, ok, tc.want, tc.ok)
+			t.Errorf("float16.Round(%g) = %#04x, %v; want %#04x, %v", tc.f, got, ok, tc.want, tc.ok)
 		}
 	}
 }
@@ -256,8 +257,8 @@ for dt in ['<f4', '>f4', '<f2', '>f2']:
 	}
 	f2 := make([]float32, len(m.Data))
 	for i, v := range m.Data {
-		h, _ := float32ToHalf(v)
-		f2[i] = halfToFloat32(h)
+		h, _ := float16.Round(v)
+		f2[i] = float16.ToFloat32(h)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "np-*.npy"))
 	if len(files) != 12 {

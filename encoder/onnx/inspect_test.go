@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dreval/dreval/internal/float16"
 )
 
 // exported returns a decoded export of tinyConfig (with BERT's pooler, or,
@@ -229,8 +231,8 @@ func TestFloatToHalf(t *testing.T) {
 		if h&0x7c00 == 0x7c00 && h&0x3ff != 0 {
 			continue
 		}
-		if got := FloatToHalf(HalfToFloat(uint16(h))); got != uint16(h) {
-			t.Fatalf("FloatToHalf(HalfToFloat(%#04x)) = %#04x", h, got)
+		if got := float16.FromFloat32(float16.ToFloat32(uint16(h))); got != uint16(h) {
+			t.Fatalf("float16.FromFloat32(float16.ToFloat32(%#04x)) = %#04x", h, got)
 		}
 	}
 	for _, tt := range []struct {
@@ -250,11 +252,11 @@ func TestFloatToHalf(t *testing.T) {
 		{1023.5 / (1 << 24), 0x0400},  // between the largest subnormal and the smallest normal: a tie, to the even normal
 		{1023.0 / (1 << 24), 0x03ff},  // the largest subnormal
 	} {
-		if got := FloatToHalf(tt.f); got != tt.want {
-			t.Errorf("FloatToHalf(%g) = %#04x, want %#04x", tt.f, got, tt.want)
+		if got := float16.FromFloat32(tt.f); got != tt.want {
+			t.Errorf("float16.FromFloat32(%g) = %#04x, want %#04x", tt.f, got, tt.want)
 		}
 	}
-	if got := FloatToHalf(float32(math.NaN())); got&0x7c00 != 0x7c00 || got&0x3ff == 0 {
-		t.Errorf("FloatToHalf(NaN) = %#04x, not a NaN", got)
+	if got := float16.FromFloat32(float32(math.NaN())); got&0x7c00 != 0x7c00 || got&0x3ff == 0 {
+		t.Errorf("float16.FromFloat32(NaN) = %#04x, not a NaN", got)
 	}
 }

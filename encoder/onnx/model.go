@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/dreval/dreval/internal/float16"
 )
 
 // Model is the part of an ONNX ModelProto that dreval reads and writes.
@@ -187,7 +189,7 @@ func (t *Tensor) Float32() ([]float32, error) {
 			}
 			out := make([]float32, n)
 			for i := range out {
-				out[i] = halfToFloat(binary.LittleEndian.Uint16(t.RawData[2*i:]))
+				out[i] = float16.ToFloat32(binary.LittleEndian.Uint16(t.RawData[2*i:]))
 			}
 			return out, nil
 		}
@@ -196,7 +198,7 @@ func (t *Tensor) Float32() ([]float32, error) {
 		}
 		out := make([]float32, n)
 		for i, v := range t.Int32Data {
-			out[i] = halfToFloat(uint16(v))
+			out[i] = float16.ToFloat32(uint16(v))
 		}
 		return out, nil
 	}
@@ -247,73 +249,6 @@ func (t *Tensor) Int64() ([]int64, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("tensor %q has element type %s, expected INT64 or INT32", t.Name, DataTypeName(t.DataType))
-}
-
-// HalfToFloat converts IEEE 754 binary16 bits (an ONNX FLOAT16 value) to
-// float32, exactly.
-func HalfToFloat(h uint16) float32 { return halfToFloat(h) }
-
-// FloatToHalf rounds f to the nearest IEEE 754 binary16 value (ties to
-// even), as a cast to FLOAT16 does: values beyond the largest half (65504)
-// become infinities, tiny ones subnormals or zero, NaN stays NaN.
-func FloatToHalf(f float32) uint16 {
-	b := math.Float32bits(f)
-	sign := uint16(b>>16) & 0x8000
-	exp := int(b>>23) & 0xff
-	mant := b & 0x7fffff
-	if exp == 0xff { // Inf or NaN
-		if mant != 0 {
-			return sign | 0x7e00
-		}
-		return sign | 0x7c00
-	}
-	e := exp - 127 + 15
-	if e >= 0x1f {
-		return sign | 0x7c00
-	}
-	if e <= 0 {
-		// Subnormal half (or zero): the value is m * 2^-24 with the
-		// implicit bit restored, shifted right by 1-e more.
-		if e < -10 {
-			return sign
-		}
-		m := mant | 0x800000
-		shift := uint(14 - e)
-		h := m >> shift
-		rem := m & (1<<shift - 1)
-		half := uint32(1) << (shift - 1)
-		if rem > half || (rem == half && h&1 == 1) {
-			h++
-		}
-		return sign | uint16(h)
-	}
-	h := uint32(e)<<10 | mant>>13
-	rem := mant & 0x1fff
-	if rem > 0x1000 || (rem == 0x1000 && h&1 == 1) {
-		h++ // may carry into the exponent, up to infinity: still right
-	}
-	return sign | uint16(h)
-}
-
-// halfToFloat converts IEEE 754 binary16 bits to float32.
-func halfToFloat(h uint16) float32 {
-	sign := uint32(h>>15) << 31
-	exp := uint32(h>>10) & 0x1f
-	mant := uint32(h) & 0x3ff
-	switch {
-	case exp == 0x1f: // Inf or NaN
-		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
-	case exp != 0: // normal
-		return math.Float32frombits(sign | (exp+112)<<23 | mant<<13)
-	case mant == 0: // zero
-		return math.Float32frombits(sign)
-	}
-	// subnormal: value = mant * 2^-24
-	f := float32(mant) * (1.0 / (1 << 24))
-	if sign != 0 {
-		f = -f
-	}
-	return f
 }
 
 // Attr returns the attribute called name, or nil.

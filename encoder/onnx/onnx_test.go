@@ -12,6 +12,7 @@ import (
 	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/internal/float16"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/modelfiles"
 )
@@ -268,7 +269,7 @@ func TestReadHuggingFaceStyleExport(t *testing.T) {
 			if strings.HasPrefix(storage, "float16") {
 				for _, tt := range want {
 					for i, v := range tt.Data {
-						tt.Data[i] = halfToFloat(floatToHalf(v))
+						tt.Data[i] = float16.ToFloat32(floatToHalf(v))
 					}
 				}
 			}
@@ -438,12 +439,12 @@ func TestHalfToFloat(t *testing.T) {
 		{0x0000, 0}, {0x3c00, 1}, {0xc000, -2}, {0x7bff, 65504}, {0x0001, 5.9604645e-08},
 		{0x3555, 0.33325195}, {0x7c00, float32(math.Inf(1))}, {0xfc00, float32(math.Inf(-1))},
 	} {
-		if got := halfToFloat(c.h); got != c.want {
-			t.Errorf("halfToFloat(%#04x) = %v, want %v", c.h, got, c.want)
+		if got := float16.ToFloat32(c.h); got != c.want {
+			t.Errorf("float16.ToFloat32(%#04x) = %v, want %v", c.h, got, c.want)
 		}
 	}
-	if v := halfToFloat(0x7e00); v == v {
-		t.Errorf("halfToFloat(NaN) = %v", v)
+	if v := float16.ToFloat32(0x7e00); v == v {
+		t.Errorf("float16.ToFloat32(NaN) = %v", v)
 	}
 }
 

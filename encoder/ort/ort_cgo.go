@@ -17,6 +17,7 @@ import (
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
+	"github.com/dreval/dreval/internal/float16"
 	"github.com/dreval/dreval/modelfiles"
 )
 
@@ -586,7 +587,7 @@ func (e *Embedder) run(seqs [][]int32) (vecs, pooled [][]float32, err error) {
 			b := t.GetData()
 			f := make([]float32, len(b)/2)
 			for j := range f {
-				f[j] = onnx.HalfToFloat(binary.LittleEndian.Uint16(b[2*j:]))
+				f[j] = float16.ToFloat32(binary.LittleEndian.Uint16(b[2*j:]))
 			}
 			all[i] = f
 		default:

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dreval/dreval/encoder/safetensors"
+	"github.com/dreval/dreval/internal/float16"
 )
 
 // This file is the one place that knows which graphs the engine runs: the
@@ -195,7 +195,7 @@ func (p *Plan) Hidden(raw []byte, lens []int, width, dim int) ([][]float32, erro
 		for k := range v {
 			off := (base + k) * size
 			if p.Float16 {
-				v[k] = safetensors.HalfToFloat32(binary.LittleEndian.Uint16(raw[off:]))
+				v[k] = float16.ToFloat32(binary.LittleEndian.Uint16(raw[off:]))
 			} else {
 				v[k] = math.Float32frombits(binary.LittleEndian.Uint32(raw[off:]))
 			}

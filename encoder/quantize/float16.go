@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/dreval/dreval/encoder/onnx"
+	"github.com/dreval/dreval/internal/float16"
 )
 
 // Float16Options configure Float16.
@@ -265,5 +266,5 @@ func saturatingHalf(f float32) uint16 {
 	if !math.IsInf(float64(f), 0) && !math.IsNaN(float64(f)) {
 		f = max(-maxHalf, min(maxHalf, f))
 	}
-	return onnx.FloatToHalf(f)
+	return float16.FromFloat32(f)
 }

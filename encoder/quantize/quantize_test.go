@@ -9,6 +9,7 @@ import (
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/internal/float16"
 	"github.com/dreval/dreval/modelfiles"
 )
 
@@ -181,7 +182,7 @@ func TestFloat16(t *testing.T) {
 			t.Errorf("converting again: %v", err)
 		}
 	}
-	if got := saturatingHalf(-3.4e38); got != onnx.FloatToHalf(-65504) {
+	if got := saturatingHalf(-3.4e38); got != float16.FromFloat32(-65504) {
 		t.Errorf("saturatingHalf(-3.4e38) = %#04x", got)
 	}
 	if got := saturatingHalf(float32(math.Inf(1))); got != 0x7c00 {

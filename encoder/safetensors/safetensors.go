@@ -29,6 +29,7 @@ import (
 	"unsafe"
 
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/internal/float16"
 )
 
 // MaxHeaderSize bounds the JSON header (100 MB, the reference
@@ -308,11 +309,11 @@ func readFloats(r io.ReaderAt, off int64, dt DType, dst []float32, buf []byte) e
 				break
 			}
 			for i := range out {
-				out[i] = HalfToFloat32(binary.LittleEndian.Uint16(b[2*i:]))
+				out[i] = float16.ToFloat32(binary.LittleEndian.Uint16(b[2*i:]))
 			}
 		case BF16:
 			for i := range out {
-				out[i] = BFloat16ToFloat32(binary.LittleEndian.Uint16(b[2*i:]))
+				out[i] = float16.BFloat16ToFloat32(binary.LittleEndian.Uint16(b[2*i:]))
 			}
 		}
 		done += n

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/internal/float16"
 	"github.com/dreval/dreval/internal/sharedtest"
 )
 
@@ -29,14 +30,14 @@ func read(b []byte) (*File, error) {
 func TestHalfRoundTripsEveryValue(t *testing.T) {
 	for i := 0; i < 1<<16; i++ {
 		h := uint16(i)
-		f := HalfToFloat32(h)
+		f := float16.ToFloat32(h)
 		if f != f { // NaN
-			if g := HalfToFloat32(float32ToHalf(f)); g == g {
+			if g := float16.ToFloat32(float16.FromFloat32(f)); g == g {
 				t.Fatalf("NaN %#04x came back as %v", h, g)
 			}
 			continue
 		}
-		if got := float32ToHalf(f); got != h {
+		if got := float16.FromFloat32(f); got != h {
 			t.Fatalf("half %#04x -> %v -> %#04x", h, f, got)
 		}
 	}
@@ -56,7 +57,7 @@ func TestFloat32ToHalfRounds(t *testing.T) {
 		{5.960464477539063e-08, 5.960464477539063e-08}, // smallest subnormal
 		{1e-9, 0},
 	} {
-		if got := HalfToFloat32(float32ToHalf(c.in)); got != c.want {
+		if got := float16.ToFloat32(float16.FromFloat32(c.in)); got != c.want {
 			t.Errorf("%v -> %v, want %v", c.in, got, c.want)
 		}
 	}
@@ -318,7 +319,7 @@ func TestReadF16ByTable(t *testing.T) {
 			}
 			got := f.Tensors["w"].Data
 			for i, h := range halves {
-				if g, w := math.Float32bits(got[i]), math.Float32bits(HalfToFloat32(h)); g != w {
+				if g, w := math.Float32bits(got[i]), math.Float32bits(float16.ToFloat32(h)); g != w {
 					t.Fatalf("little-endian path %t, %d elements: element %d (%#04x) reads as %#08x, want %#08x", le, len(halves), i, h, g, w)
 				}
 			}
@@ -330,7 +331,7 @@ func TestReadF16ByTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, h := range []uint16{0x0001, 0x7e01, 0x8000} {
-		if g, w := math.Float32bits(f.Tensors["w"].Data[i]), math.Float32bits(HalfToFloat32(h)); g != w {
+		if g, w := math.Float32bits(f.Tensors["w"].Data[i]), math.Float32bits(float16.ToFloat32(h)); g != w {
 			t.Errorf("small tensor: element %d reads as %#08x, want %#08x", i, g, w)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/internal/float16"
 )
 
 // Write writes every tensor of s to w as a safetensors file with elements of
@@ -58,7 +59,7 @@ func Write(w io.Writer, s tensor.Set, dt DType, metadata map[string]string) erro
 				binary.LittleEndian.PutUint32(b8[:4], math.Float32bits(v))
 				bw.Write(b8[:4])
 			} else {
-				binary.LittleEndian.PutUint16(b8[:2], float32ToHalf(v))
+				binary.LittleEndian.PutUint16(b8[:2], float16.FromFloat32(v))
 				bw.Write(b8[:2])
 			}
 		}

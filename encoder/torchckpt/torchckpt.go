@@ -61,8 +61,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
+	"github.com/dreval/dreval/internal/float16"
 )
 
 // Format is the layout of a checkpoint file.
@@ -386,11 +386,11 @@ func decode(dt DType, order binary.ByteOrder, b []byte, dst []float32) {
 		}
 	case Float16:
 		for i := range dst {
-			dst[i] = safetensors.HalfToFloat32(order.Uint16(b[2*i:]))
+			dst[i] = float16.ToFloat32(order.Uint16(b[2*i:]))
 		}
 	case BFloat16:
 		for i := range dst {
-			dst[i] = safetensors.BFloat16ToFloat32(order.Uint16(b[2*i:]))
+			dst[i] = float16.BFloat16ToFloat32(order.Uint16(b[2*i:]))
 		}
 	case Float64:
 		for i := range dst {
