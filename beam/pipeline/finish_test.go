@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/dreval/dreval/spec"
 )
 
 // TestFinishChecksIDs: the last stage refuses shard ids that do not make
@@ -26,7 +28,7 @@ func TestFinishChecksIDs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			infos, ids := tc.infos, tc.ids
-			f := &finishFn{Spec: Spec{Data: t.TempDir(), Model: "static", Out: t.TempDir()}}
+			f := &finishFn{Job: Job{Experiment: spec.Spec{Data: []string{t.TempDir()}, Models: []string{"static"}, Rates: []float64{0}}, Out: t.TempDir()}}
 			err := f.ProcessElement(context.Background(), nil,
 				func(*string, *topList) bool { return false },
 				func(c *corpusInfo) bool {

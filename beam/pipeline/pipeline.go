@@ -97,50 +97,59 @@ func init() {
 	register.Iter2[string, topList]()
 }
 
-// Build adds the experiment of spec to the pipeline's scope s.
-func Build(s beam.Scope, spec Spec) error {
-	if err := spec.Validate(); err != nil {
+// Build adds job's experiment to the pipeline's scope s.
+func Build(s beam.Scope, job Job) error {
+	if err := job.Validate(); err != nil {
 		return err
 	}
 	s = s.Scope("dreval")
 	imp := beam.Impulse(s)
-	seqs := beam.ParDo(s.Scope("plan queries"), &planQueriesFn{Spec: spec}, imp)
-	qvecs := beam.ParDo(s.Scope("encode queries"), &embedQueriesFn{Spec: spec}, seqs)
-	docs, info := beam.ParDo2(s.Scope("read corpus"), &readCorpusFn{Spec: spec}, imp)
+	seqs := beam.ParDo(s.Scope("plan queries"), &planQueriesFn{Job: job}, imp)
+	qvecs := beam.ParDo(s.Scope("encode queries"), &embedQueriesFn{Job: job}, seqs)
+	docs, info := beam.ParDo2(s.Scope("read corpus"), &readCorpusFn{Job: job}, imp)
 	shards := beam.GroupByKey(s.Scope("group shards"), docs)
-	parts, ids := beam.ParDo2(s.Scope("encode and search shards"), &shardFn{Spec: spec}, shards, beam.SideInput{Input: qvecs})
-	merged := beam.CombinePerKey(s.Scope("merge top-k"), &mergeFn{K: spec.K}, parts)
+	parts, ids := beam.ParDo2(s.Scope("encode and search shards"), &shardFn{Job: job}, shards, beam.SideInput{Input: qvecs})
+	merged := beam.CombinePerKey(s.Scope("merge top-k"), &mergeFn{K: job.k()}, parts)
 	// The last stage gets the merged top-k lists, the corpus's ids and
 	// hash: never its text (21M passages are about 13 GB of it).
-	beam.ParDo0(s.Scope("score and write"), &finishFn{Spec: spec}, beam.Impulse(s),
+	beam.ParDo0(s.Scope("score and write"), &finishFn{Job: job}, beam.Impulse(s),
 		beam.SideInput{Input: merged}, beam.SideInput{Input: info}, beam.SideInput{Input: ids})
 	return nil
 }
 
-// loadTopics reads the queries and qrels of spec's dataset (no corpus).
-func (s Spec) loadTopics(ctx context.Context) (*dataset.Collection, error) {
-	if !Remote(s.Data) {
-		return dataset.LoadTopics(s.Data, s.split())
+// loadTopics reads the queries and qrels of j's dataset (no corpus).
+func (j Job) loadTopics(ctx context.Context) (*dataset.Collection, error) {
+	if !Remote(j.data()) {
+		return dataset.LoadTopics(j.data(), j.split())
 	}
-	parent, name := path.Split(s.Data)
+	parent, name := path.Split(j.data())
 	fsys, err := newBeamFS(ctx, parent)
 	if err != nil {
 		return nil, err
 	}
-	return dataset.LoadTopicsFS(fsys, path.Clean(name), s.split())
+	return dataset.LoadTopicsFS(fsys, path.Clean(name), j.split())
 }
 
-func (s Spec) split() string {
-	if s.Split == "" {
+func (j Job) split() string {
+	if j.Experiment.Split == "" {
 		return experiment.DefaultSplit
 	}
-	return s.Split
+	return j.Experiment.Split
 }
 
-// collectionConfig returns s's experiment.Config with a collection that
-// experiment.QuerySequences can plan from (Data, or the topics given).
-func (s Spec) planConfig(c *dataset.Collection) (experiment.Config, error) {
-	cfg, err := s.Config()
+// k is the documents kept per query (experiment's default when the spec
+// leaves it 0).
+func (j Job) k() int {
+	if j.Experiment.K == 0 {
+		return experiment.DefaultK
+	}
+	return j.Experiment.K
+}
+
+// planConfig returns j's experiment.Config with a collection that
+// experiment.QuerySequences can plan from (the topics given).
+func (j Job) planConfig(c *dataset.Collection) (experiment.Config, error) {
+	cfg, err := j.Config()
 	if err != nil {
 		return cfg, err
 	}
@@ -159,22 +168,22 @@ func queryKey(ids []int32) string {
 // perturbed at every rate and seed, by "dreval eval"'s code and seeds),
 // in batches.
 type planQueriesFn struct {
-	Spec  Spec
+	Job   Job
 	model *experiment.Model
 }
 
 func (f *planQueriesFn) Setup(ctx context.Context) error {
-	m, err := f.Spec.openModel(ctx)
+	m, err := f.Job.openModel(ctx)
 	f.model = m
 	return err
 }
 
 func (f *planQueriesFn) ProcessElement(ctx context.Context, _ []byte, emit func(queryBatch)) error {
-	c, err := f.Spec.loadTopics(ctx)
+	c, err := f.Job.loadTopics(ctx)
 	if err != nil {
 		return err
 	}
-	cfg, err := f.Spec.planConfig(c)
+	cfg, err := f.Job.planConfig(c)
 	if err != nil {
 		return err
 	}
@@ -199,12 +208,12 @@ func (f *planQueriesFn) ProcessElement(ctx context.Context, _ []byte, emit func(
 // embedQueriesFn encodes a batch of query sequences with the model's
 // query tower (experiment.EmbedQueries: Run's batching and checks).
 type embedQueriesFn struct {
-	Spec  Spec
+	Job   Job
 	model *experiment.Model
 }
 
 func (f *embedQueriesFn) Setup(ctx context.Context) error {
-	m, err := f.Spec.openModel(ctx)
+	m, err := f.Job.openModel(ctx)
 	f.model = m
 	return err
 }
@@ -233,11 +242,11 @@ func (f *embedQueriesFn) ProcessElement(ctx context.Context, b queryBatch, emit 
 // corpus order (experiment.ShardRange), as "dreval encode -shard I/N"
 // cuts them.
 type readCorpusFn struct {
-	Spec Spec
+	Job Job
 }
 
 func (f *readCorpusFn) scan(ctx context.Context, each func(row int, d dataset.Doc)) (int, error) {
-	name := join(f.Spec.Data, "corpus.jsonl")
+	name := join(f.Job.data(), "corpus.jsonl")
 	rc, err := openRead(ctx, name)
 	if err != nil {
 		return 0, err
@@ -267,9 +276,9 @@ func (f *readCorpusFn) ProcessElement(ctx context.Context, _ []byte, emit func(i
 		return err
 	}
 	if total == 0 {
-		return fmt.Errorf("%s: the corpus is empty: nothing to retrieve", join(f.Spec.Data, "corpus.jsonl"))
+		return fmt.Errorf("%s: the corpus is empty: nothing to retrieve", join(f.Job.data(), "corpus.jsonl"))
 	}
-	n := f.Spec.shardsFor(total)
+	n := f.Job.shardsFor(total)
 	log.Infof(ctx, "dreval: %d documents in %d shards", total, n)
 	docsTotal.Inc(ctx, int64(total))
 	shardsTotal.Inc(ctx, int64(n))
@@ -305,12 +314,12 @@ var encodersBusy atomic.Int64
 // -corpus-embeddings" reads), and searches it with every query vector of
 // the side input, emitting each query's top k of the shard.
 type shardFn struct {
-	Spec  Spec
+	Job   Job
 	model *experiment.Model
 }
 
 func (f *shardFn) Setup(ctx context.Context) error {
-	m, err := f.Spec.openModel(ctx)
+	m, err := f.Job.openModel(ctx)
 	f.model = m
 	return err
 }
@@ -340,7 +349,7 @@ func (f *shardFn) ProcessElement(ctx context.Context, shard int, rows func(*docR
 		ids[i] = r.ID
 	}
 	wait := time.Now()
-	release, err := f.Spec.acquireEncoder(ctx)
+	release, err := f.Job.acquireEncoder(ctx)
 	if err != nil {
 		return err
 	}
@@ -383,7 +392,7 @@ func (f *shardFn) ProcessElement(ctx context.Context, shard int, rows func(*docR
 		return nil
 	}
 	q := &retrieval.Matrix{Rows: len(keys), Dim: mat.Dim, Data: data}
-	hits, err := retrieval.TopK(mat, q, retrieval.Options{K: f.Spec.K, Scoring: f.model.Scoring(), Threads: max(f.Spec.Threads, 1), DocIDs: ids})
+	hits, err := retrieval.TopK(mat, q, retrieval.Options{K: f.Job.k(), Scoring: f.model.Scoring(), Threads: max(f.Job.Threads, 1), DocIDs: ids})
 	if err != nil {
 		return fmt.Errorf("shard %d: %w", shard, err)
 	}
@@ -411,7 +420,7 @@ func (f *shardFn) write(ctx context.Context, shard, n, total int, mat *retrieval
 	if err := retrieval.WriteNPY(&npy, mat, retrieval.Float32); err != nil {
 		return err
 	}
-	dir := join(f.Spec.Out, "embeddings")
+	dir := join(f.Job.Out, "embeddings")
 	for _, file := range []struct {
 		name string
 		data []byte
@@ -480,7 +489,7 @@ func (r rankings) Rank(ds string, m *experiment.Model, ids [][]int32, names []st
 // never its text: the collection it gives Run has a corpus of ids only,
 // with the hash the corpus reader computed (experiment.Config.CorpusHashes).
 type finishFn struct {
-	Spec Spec
+	Job Job
 }
 
 func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, lists func(*string, *topList) bool, infos func(*corpusInfo) bool, shardLists func(*shardIDs) bool) error {
@@ -517,12 +526,12 @@ func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, lists func(*str
 	if len(corpus) != info.Total {
 		return fmt.Errorf("score and write: %d document ids from the shards, %d documents in the corpus", len(corpus), info.Total)
 	}
-	c, err := f.Spec.loadTopics(ctx)
+	c, err := f.Job.loadTopics(ctx)
 	if err != nil {
 		return err
 	}
 	c.Corpus = corpus
-	cfg, err := f.Spec.Config()
+	cfg, err := f.Job.Config()
 	if err != nil {
 		return err
 	}
@@ -541,12 +550,17 @@ func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, lists func(*str
 	if err != nil {
 		return err
 	}
-	// As "dreval eval -data DIR" records it: the folder (or URL) given.
-	res.Config.Data = []string{f.Spec.Data}
-	for _, d := range res.Datasets {
-		d.Source = f.Spec.Data
+	// As "dreval eval -data DIR" records it: the folder (or URL) given,
+	// not the name of the collection Run was handed, so that the spec
+	// recorded runs again ("dreval eval -spec", "dreval-beam -spec").
+	res.Config.Data = []string{f.Job.data()}
+	if res.Spec != nil {
+		res.Spec.Data = []string{f.Job.data()}
 	}
-	return writeResults(ctx, f.Spec.Out, res)
+	for _, d := range res.Datasets {
+		d.Source = f.Job.data()
+	}
+	return writeResults(ctx, f.Job.Out, res)
 }
 
 // writeResults writes "dreval eval"'s output files of res (report.Files

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,7 +22,9 @@ import (
 	"github.com/dreval/dreval/beam/launch"
 
 	"github.com/dreval/dreval/encoder/ort"
+	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/internal/sharedtest"
+	"github.com/dreval/dreval/spec"
 )
 
 func TestMain(m *testing.M) {
@@ -29,13 +32,13 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// runPrism runs spec's pipeline on prism, in this process, as
+// runPrism runs job's pipeline on prism, in this process, as
 // dreval-beam does (launch.Run), and returns the progress it reported:
 // the counters polled while the job ran, then the final ones.
-func runPrism(t *testing.T, spec Spec) []Progress {
+func runPrism(t *testing.T, job Job) []Progress {
 	t.Helper()
 	p, s := beam.NewPipelineWithRoot()
-	if err := Build(s, spec); err != nil {
+	if err := Build(s, job); err != nil {
 		t.Fatal(err)
 	}
 	var reports []Progress
@@ -154,6 +157,10 @@ func sameRuns(t *testing.T, cliDir, beamDir string, runs []string) {
 // idshift run of seed 1) on Cranfield with the static model, and on a
 // 200-document slice of Cranfield with MiniLM; "dreval eval
 // -corpus-embeddings" reads the pipeline's shards and gives the same runs.
+// The static job runs the spec eval's results.json records (dreval-beam
+// -spec), the minilm one a spec made of dreval-beam's flags; both
+// pipelines record in results.json the spec eval recorded, -data as
+// given, so that either runs again with the other.
 func TestPipelineEqualsEval(t *testing.T) {
 	models := sharedtest.ModelsDir()
 	cranfield := sharedtest.Path(t, "data/cranfield")
@@ -177,8 +184,18 @@ func TestPipelineEqualsEval(t *testing.T) {
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("dreval eval: %v\n%s", err, out)
 			}
-			reports := runPrism(t, Spec{Data: tc.data, Model: tc.model, ModelsDir: models, OrtLibrary: ortLib(),
-				Rates: []float64{0, 0.2}, Seeds: 1, K: 100, Out: beamOut, Shards: tc.shards})
+			job := Job{ModelsDir: models, OrtLibrary: ortLib(), Out: beamOut, Shards: tc.shards}
+			if tc.model == "static" {
+				sp, err := spec.ReadFile(filepath.Join(cliOut, "results.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				job.Experiment = *sp
+			} else {
+				job.Experiment = spec.Spec{Data: []string{tc.data}, Split: "test", Models: []string{tc.model}, Engine: "auto",
+					Perturbation: spec.Perturbation{Mode: "idshift"}, Rates: []float64{0, 0.2}, Seeds: 1, K: 100, Resamples: experiment.DefaultResamples}
+			}
+			reports := runPrism(t, job)
 			if tc.model == "minilm" { // tens of seconds of encoding: the polls see it under way
 				checkProgress(t, reports, 200, tc.shards)
 			}
@@ -190,6 +207,7 @@ func TestPipelineEqualsEval(t *testing.T) {
 				}
 			}
 			sameMeasures(t, filepath.Join(cliOut, "results.json"), filepath.Join(beamOut, "results.json"))
+			sameSpec(t, filepath.Join(cliOut, "results.json"), filepath.Join(beamOut, "results.json"))
 
 			// The pipeline's shards are "dreval encode -shard" shards.
 			evalOut := filepath.Join(tmp, tc.model+"-from-shards")
@@ -229,6 +247,24 @@ func sameMeasures(t *testing.T, a, b string) {
 	ys, _ := json.Marshal(y)
 	if !bytes.Equal(xs, ys) {
 		t.Errorf("the clean run's summaries differ:\ndreval eval %s\npipeline    %s", xs, ys)
+	}
+}
+
+// sameSpec checks that both results.json record the same spec.
+func sameSpec(t *testing.T, a, b string) {
+	t.Helper()
+	x, err := spec.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := spec.ReadFile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(x, y) {
+		xs, _ := x.JSON()
+		ys, _ := y.JSON()
+		t.Errorf("the recorded specs differ:\ndreval eval %s\npipeline    %s", xs, ys)
 	}
 }
 
