@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall/js"
 
-	"github.com/dreval/dreval/encoder/onnx"
+	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/modelfiles"
 )
@@ -26,7 +26,7 @@ func (a *app) checkModel(msg js.Value) (map[string]any, error) {
 		return nil, err
 	}
 	m, err := a.openLocal(context.Background(), name, e)
-	if np := (*onnx.NotPureGoError)(nil); errors.As(err, &np) {
+	if np := (*bert.NotPureGoError)(nil); errors.As(err, &np) {
 		return nil, fmt.Errorf("%w (in this page: Engine auto or onnxruntime-web (WebAssembly) runs it, where the site serves onnxruntime-web)", err)
 	}
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/bert"
-	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/modelfiles"
@@ -37,7 +36,7 @@ func runModelExportONNX(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	models := modelsDirFlag(fs)
 	model := fs.String("model", "", "installed model `name` (under -models) or model directory")
 	out := fs.String("out", "", "output ONNX `file` (default: model.onnx in the model directory)")
-	opset := fs.Int("opset", onnx.DefaultExportOpset, fmt.Sprintf("ONNX opset `version` (%d to %d; from 17 on, layer norms are LayerNormalization nodes)", onnx.MinExportOpset, onnx.MaxExportOpset))
+	opset := fs.Int("opset", bert.DefaultExportOpset, fmt.Sprintf("ONNX opset `version` (%d to %d; from 17 on, layer norms are LayerNormalization nodes)", bert.MinExportOpset, bert.MaxExportOpset))
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -47,8 +46,8 @@ func runModelExportONNX(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	if *model == "" {
 		return usageErrorf("-model is required")
 	}
-	if *opset < onnx.MinExportOpset || *opset > onnx.MaxExportOpset {
-		return usageErrorf("-opset %d is not supported (use %d to %d)", *opset, onnx.MinExportOpset, onnx.MaxExportOpset)
+	if *opset < bert.MinExportOpset || *opset > bert.MaxExportOpset {
+		return usageErrorf("-opset %d is not supported (use %d to %d)", *opset, bert.MinExportOpset, bert.MaxExportOpset)
 	}
 	dir, err := resolveModel(*model, *models)
 	if err != nil {
@@ -143,7 +142,7 @@ func exportTower(env *cliEnv, dir, out string, opset int) error {
 		return fmt.Errorf("%s: %w", weights, err)
 	}
 
-	m, err := onnx.Export(st.Tensors, cfg, onnx.ExportOptions{Opset: opset, ProducerVersion: buildVersion(), Prefix: prefix})
+	m, err := bert.ExportONNX(st.Tensors, cfg, bert.ONNXOptions{Opset: opset, ProducerVersion: buildVersion(), Prefix: prefix})
 	if err != nil {
 		return fmt.Errorf("%s: %w", weights, err)
 	}
@@ -152,7 +151,7 @@ func exportTower(env *cliEnv, dir, out string, opset int) error {
 		return err
 	}
 
-	back, info, err := onnx.ReadWeights(data)
+	back, info, err := bert.ReadONNX(data)
 	if err != nil {
 		return fmt.Errorf("%s was written but dreval cannot read it back: %w", out, err)
 	}

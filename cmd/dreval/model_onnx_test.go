@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/bert/berttest"
-	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/internal/sharedtest"
@@ -63,7 +63,7 @@ func TestModelExportONNX(t *testing.T) {
 		if !strings.Contains(stdout, "opset "+opset+", 2 layers, hidden 8, 2 heads); read back: 37 tensors identical") {
 			t.Errorf("stdout %q", stdout)
 		}
-		set, info, err := onnx.ReadFile(out)
+		set, info, err := bert.ReadONNXFile(out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func TestModelExportONNXDefaultOut(t *testing.T) {
 	if _, _, err := runExportONNX(t, "-model", dir); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := onnx.ReadFile(filepath.Join(dir, "model.onnx")); err != nil {
+	if _, _, err := bert.ReadONNXFile(filepath.Join(dir, "model.onnx")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -139,7 +139,7 @@ func TestModelExportONNXPyTorch(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", from, err)
 		}
-		set, _, err := onnx.ReadFile(filepath.Join(dir, "model.onnx"))
+		set, _, err := bert.ReadONNXFile(filepath.Join(dir, "model.onnx"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +199,7 @@ func TestModelExportONNXEveryLayout(t *testing.T) {
 			if len(heads) > 0 && !strings.Contains(stdout, "left out of the graph (not the encoder's): "+strings.Join(heads, ", ")) {
 				t.Errorf("stdout %q does not name the heads %v", stdout, heads)
 			}
-			_, info, err := onnx.ReadFile(filepath.Join(dir, "model.onnx"))
+			_, info, err := bert.ReadONNXFile(filepath.Join(dir, "model.onnx"))
 			if err != nil {
 				t.Fatal(err)
 			}

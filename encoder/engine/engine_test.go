@@ -14,7 +14,6 @@ import (
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/bert/berttest"
-	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/static"
@@ -77,7 +76,7 @@ func tinyBERT(t testing.TB, withONNX bool, seed uint64) string {
 		}
 	}
 	if withONNX {
-		if err := onnx.WriteFile(filepath.Join(dir, modelfiles.ONNX), s, c, onnx.ExportOptions{ProducerVersion: "test"}); err != nil {
+		if err := bert.WriteONNX(filepath.Join(dir, modelfiles.ONNX), s, c, bert.ONNXOptions{ProducerVersion: "test"}); err != nil {
 			t.Fatal(err)
 		}
 	}

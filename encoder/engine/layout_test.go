@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dreval/dreval/encoder"
+	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/encoder/quantize"
@@ -49,11 +50,11 @@ func hfLayoutDir(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, info, err := onnx.ReadWeights(data)
+	set, info, err := bert.ReadONNX(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := onnx.Export(set, info.Config(), onnx.ExportOptions{ProducerVersion: "test", Sentence: &onnx.SentenceOutput{Pooling: "mean", Normalize: true}})
+	s, err := bert.ExportONNX(set, info.Config(), bert.ONNXOptions{ProducerVersion: "test", Sentence: &bert.SentenceOutput{Pooling: "mean", Normalize: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +190,7 @@ func TestORTReadsPoolerOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := onnx.WriteFile(filepath.Join(dir, modelfiles.ONNX), set, cfg, onnx.ExportOptions{}); err != nil {
+	if err := bert.WriteONNX(filepath.Join(dir, modelfiles.ONNX), set, cfg, bert.ONNXOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	texts := []string{"the big red cat sat on the mat", "dogs"}

@@ -32,6 +32,10 @@ type Graph struct {
 	sparse bool
 }
 
+// HasSparse reports whether the graph has sparse initializers, which
+// dreval's readers do not support.
+func (g *Graph) HasSparse() bool { return g.sparse }
+
 // Node is one operator application.
 type Node struct {
 	Name    string

@@ -1,119 +1,23 @@
 package onnx
 
-import (
-	"strconv"
-	"strings"
+import "sort"
 
-	"github.com/dreval/dreval/encoder/bert"
-)
-
-// Tensor names shared by the families (see bert.Layout): the word table,
-// which every family names alike, and the buffer of position ids some
-// checkpoints save.
+// Input and output names of a standard encoder graph, as written by
+// Hugging Face exports.
 const (
-	wordEmbeddings    = "embeddings.word_embeddings.weight"
-	positionIDsBuffer = "embeddings.position_ids"
+	InputIDs        = "input_ids"
+	AttentionMask   = "attention_mask"
+	TokenTypeIDs    = "token_type_ids"
+	LastHiddenState = "last_hidden_state"
+	PoolerOutput    = "pooler_output"
 )
 
-// rootsOfNames start every backbone tensor name of every family.
-var rootsOfNames = []string{"embeddings.", "encoder.", "transformer.", "pooler."}
-
-// canonicalName maps an initializer name to a backbone tensor name of one
-// of the families (as bert.Layout gives them), dropping a module prefix
-// such as "bert.", "roberta." or "0.auto_model.". It reports false when
-// the name is no family's backbone tensor.
-func canonicalName(name string) (string, bool) {
-	for _, root := range rootsOfNames {
-		for off := 0; off < len(name); {
-			i := strings.Index(name[off:], root)
-			if i < 0 {
-				break
-			}
-			i += off
-			if i == 0 || name[i-1] == '.' {
-				if c := name[i:]; isBackboneName(c) {
-					return c, true
-				}
-			}
-			off = i + 1
-		}
+// sortedNames returns the keys of m in order.
+func sortedNames[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	return "", false
-}
-
-// isBackboneName reports whether name is a backbone tensor name of one of
-// the families.
-func isBackboneName(name string) bool {
-	for _, f := range bert.Families() {
-		l := bert.LayoutOf(f)
-		for _, n := range []string{l.WordEmbeddings, l.PositionEmbeddings, l.TokenTypeEmbeddings, l.RelativeAttentionBias,
-			l.EmbeddingsLayerNorm + ".weight", l.EmbeddingsLayerNorm + ".bias"} {
-			if n != "" && name == n {
-				return true
-			}
-		}
-		if l.Pooler != "" && (name == l.Pooler+".weight" || name == l.Pooler+".bias") {
-			return true
-		}
-	}
-	_, _, ok := layerIndex(name)
-	return ok
-}
-
-// layerIndex returns N, and the family's layout, for a layer tensor
-// "<layer prefix>N.<module>.{weight,bias}" of one of the families.
-func layerIndex(name string) (int, bert.Layout, bool) {
-	for _, f := range bert.Families() {
-		l := bert.LayoutOf(f)
-		rest, ok := strings.CutPrefix(name, l.LayerPrefix)
-		if !ok {
-			continue
-		}
-		num, part, ok := strings.Cut(rest, ".")
-		if !ok {
-			continue
-		}
-		n, err := strconv.Atoi(num)
-		if err != nil || n < 0 || n > 1000 || strconv.Itoa(n) != num {
-			continue
-		}
-		module, ok := strings.CutSuffix(part, ".weight")
-		if !ok {
-			if module, ok = strings.CutSuffix(part, ".bias"); !ok {
-				continue
-			}
-		}
-		for _, m := range append(l.LayerLinears(), l.LayerNorms()...) {
-			if module == m {
-				return n, l, true
-			}
-		}
-	}
-	return 0, bert.Layout{}, false
-}
-
-// isLinearWeight reports whether name is the weight of a Linear layer of
-// one of the families (as opposed to an embedding table or a LayerNorm
-// scale).
-func isLinearWeight(name string) bool {
-	module, ok := strings.CutSuffix(name, ".weight")
-	if !ok {
-		return false
-	}
-	for _, f := range bert.Families() {
-		l := bert.LayoutOf(f)
-		if l.Pooler != "" && module == l.Pooler {
-			return true
-		}
-	}
-	n, l, ok := layerIndex(name)
-	if !ok {
-		return false
-	}
-	for _, m := range l.LayerLinears() {
-		if module == l.Layer(n)+m {
-			return true
-		}
-	}
-	return false
+	sort.Strings(keys)
+	return keys
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/bert/berttest"
-	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/modelfiles"
 )
 
@@ -66,7 +65,7 @@ func TestFamiliesGoMatchesORT(t *testing.T) {
 			}
 			for _, opset := range []int{14, 17} {
 				path := filepath.Join(t.TempDir(), "model.onnx")
-				if err := onnx.WriteFile(path, cp.Tensors, cfg, onnx.ExportOptions{Opset: opset}); err != nil {
+				if err := bert.WriteONNX(path, cp.Tensors, cfg, bert.ONNXOptions{Opset: opset}); err != nil {
 					t.Fatal(err)
 				}
 				goModel, err := bert.New(cfg, maps.Clone(cp.Tensors))
@@ -156,7 +155,7 @@ func TestFamilyInputsAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "model.onnx")
-	if err := onnx.WriteFile(path, cp.Tensors, cfg, onnx.ExportOptions{}); err != nil {
+	if err := bert.WriteONNX(path, cp.Tensors, cfg, bert.ONNXOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := New(path, lib, 1)

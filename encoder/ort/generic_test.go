@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/bert/berttest"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/modelfiles"
@@ -29,7 +30,7 @@ func TestGenericInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := onnx.Export(cp.Tensors, cfg, onnx.ExportOptions{})
+	m, err := bert.ExportONNX(cp.Tensors, cfg, bert.ONNXOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,7 +114,7 @@ type Options struct {
 	// id and positions (for padding and position_ids), and the
 	// vocabulary and hidden sizes, checked against the graph where it
 	// states them. nil reads it from the graph, which must then be one
-	// the pure-Go reader reads (onnx.ReadWeights).
+	// the pure-Go reader reads (bert.ReadONNX).
 	Config *modelfiles.Config
 	// Pooler reads the graph's pooler_output, where it has one, for a
 	// model that pools with BERT's pooler (pooling "pooler").
@@ -156,7 +156,7 @@ func Open(onnxPath, libPath string, o Options) (*Embedder, error) {
 	if o.Config != nil {
 		cfg = *o.Config
 	} else {
-		_, ri, err := onnx.ReadWeights(data)
+		_, ri, err := bert.ReadONNX(data)
 		if err != nil {
 			return nil, fmt.Errorf("ort: %s: the model's configuration (config.json) is needed to run this graph: %w", onnxPath, err)
 		}

@@ -93,11 +93,11 @@ func miniLM(t testing.TB) *miniLMFixture {
 			return
 		}
 		fix.onnx = filepath.Join(tmpDir, "minilm-opset14.onnx")
-		if fix.err = onnx.WriteFile(fix.onnx, fix.st.Tensors, fix.cfg, onnx.ExportOptions{Opset: 14}); fix.err != nil {
+		if fix.err = bert.WriteONNX(fix.onnx, fix.st.Tensors, fix.cfg, bert.ONNXOptions{Opset: 14}); fix.err != nil {
 			return
 		}
 		fix.onnx17 = filepath.Join(tmpDir, "minilm-opset17.onnx")
-		fix.err = onnx.WriteFile(fix.onnx17, fix.st.Tensors, fix.cfg, onnx.ExportOptions{Opset: 17})
+		fix.err = bert.WriteONNX(fix.onnx17, fix.st.Tensors, fix.cfg, bert.ONNXOptions{Opset: 17})
 	})
 	if fix.err != nil {
 		t.Fatal(fix.err)
@@ -304,7 +304,7 @@ func TestThreeEnginesAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, info, err := onnx.ReadFile(m.onnx)
+	set, info, err := bert.ReadONNXFile(m.onnx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 // bytes as a piece of its own, spliced into the graph message, so that
 // the weights are never copied into one Go buffer: whoever assembles the
 // file (JavaScript memory, for onnxruntime-web) copies each piece once.
-// The file is the model onnx.Export builds, its initializers after its
+// The file is the model bert.ExportONNX builds, its initializers after its
 // nodes and outputs (their order in a GraphProto does not matter).
 type Graph struct {
 	Parts [][]byte
@@ -41,7 +41,7 @@ func (g *Graph) Bytes() []byte {
 // BuildGraph returns the ONNX graph of the transformer the settings s
 // describe, as the native ort engine would run it: the transformer
 // folder's model.onnx when it has one (the ort engine runs that graph),
-// else the standard graph onnx.Export writes from its weights (what
+// else the standard graph bert.ExportONNX writes from its weights (what
 // "dreval model export-onnx" writes next to them), with producer as
 // the producer version.
 func BuildGraph(s *transformer.Settings, producer string) (*Graph, error) {
@@ -72,7 +72,7 @@ func BuildGraph(s *transformer.Settings, producer string) (*Graph, error) {
 			return nil, fmt.Errorf("%s: tensor %s has a type the export cannot write", t.Path(s.Weights), sk)
 		}
 	}
-	m, err := onnx.Export(w.Tensors, s.Config, onnx.ExportOptions{ProducerVersion: producer, Prefix: prefix})
+	m, err := bert.ExportONNX(w.Tensors, s.Config, bert.ONNXOptions{ProducerVersion: producer, Prefix: prefix})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Path(s.Weights), err)
 	}
@@ -120,7 +120,7 @@ const (
 // holding t, up to its raw data, which follow it in the file.
 func initializerHead(t *onnx.Tensor) ([]byte, error) {
 	if t.RawData == nil || len(t.FloatData) > 0 || len(t.Int32Data) > 0 || len(t.Int64Data) > 0 || t.External {
-		return nil, errors.New("ortweb: the export wrote an initializer without raw data") // onnx.Export writes raw data only
+		return nil, errors.New("ortweb: the export wrote an initializer without raw data") // bert.ExportONNX writes raw data only
 	}
 	var tensor []byte
 	for _, d := range t.Dims {

@@ -18,7 +18,7 @@ import (
 	"github.com/dreval/dreval/modelfiles"
 )
 
-// exported returns what onnx.Export and Marshal write for the settings'
+// exported returns what bert.ExportONNX and Marshal write for the settings'
 // transformer, as "dreval model export-onnx" does.
 func exported(t *testing.T, s *transformer.Settings, producer string) []byte {
 	t.Helper()
@@ -30,7 +30,7 @@ func exported(t *testing.T, s *transformer.Settings, producer string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := onnx.Export(w.Tensors, s.Config, onnx.ExportOptions{ProducerVersion: producer, Prefix: prefix})
+	m, err := bert.ExportONNX(w.Tensors, s.Config, bert.ONNXOptions{ProducerVersion: producer, Prefix: prefix})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,11 +112,11 @@ func TestBuildGraphEveryFamily(t *testing.T) {
 				t.Errorf("%d bytes, the exporter writes %d", len(file), len(want))
 			}
 			sameModel(t, file, want)
-			got, _, err := onnx.ReadWeights(file)
+			got, _, err := bert.ReadONNX(file)
 			if err != nil {
 				t.Fatalf("package onnx cannot read the built graph: %v", err)
 			}
-			ref, _, err := onnx.ReadWeights(want)
+			ref, _, err := bert.ReadONNX(want)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -28,7 +28,7 @@ func export(t *testing.T, opset int) *onnx.Model {
 		}
 		set[name] = x
 	}
-	m, err := onnx.Export(set, cfg, onnx.ExportOptions{Opset: opset})
+	m, err := bert.ExportONNX(set, cfg, bert.ONNXOptions{Opset: opset})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/bert"
-	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/modelfiles"
 )
@@ -36,17 +35,17 @@ type Options struct {
 	// onnx/model_quantized.onnx, or a variant such as quantized or fp16).
 	// The ort engine runs it; Load (the pure-Go engine) then reads its
 	// weights from it instead of the folder's weights files, and refuses a
-	// graph it cannot run (onnx.NotPureGoError).
+	// graph it cannot run (bert.NotPureGoError).
 	ONNXFile string
 }
 
 // readONNX reads the weights of the ONNX graph file of d.
-func readONNX(d modelfiles.Dir, file string) (tensor.Set, *onnx.Info, error) {
+func readONNX(d modelfiles.Dir, file string) (tensor.Set, *bert.ONNXInfo, error) {
 	b, err := d.ReadFile(file)
 	if err != nil {
 		return nil, nil, err
 	}
-	set, info, err := onnx.ReadWeights(b)
+	set, info, err := bert.ReadONNX(b)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", d.Path(file), err)
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/bert/berttest"
-	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/encoder/tokenizer"
@@ -43,7 +43,7 @@ func readFile(t testing.TB, path string) []byte {
 func onnxDir(t testing.TB, set tensor.Set, cfg modelfiles.Config, cfgJSON, tokJSON []byte) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := onnx.WriteFile(filepath.Join(dir, modelfiles.ONNX), set, cfg, onnx.ExportOptions{ProducerVersion: "test"}); err != nil {
+	if err := bert.WriteONNX(filepath.Join(dir, modelfiles.ONNX), set, cfg, bert.ONNXOptions{ProducerVersion: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{"tokenizer.json": tokJSON}
@@ -215,7 +215,7 @@ func TestLoadONNXErrors(t *testing.T) {
 }
 
 func TestConfigFromONNX(t *testing.T) {
-	full := onnx.Info{Vocab: 10, Hidden: 8, Layers: 1, Intermediate: 12, MaxPositions: 16, TypeVocab: 2, Heads: 2, Epsilon: 1e-12}
+	full := bert.ONNXInfo{Vocab: 10, Hidden: 8, Layers: 1, Intermediate: 12, MaxPositions: 16, TypeVocab: 2, Heads: 2, Epsilon: 1e-12}
 	cfg, err := ConfigFromONNX(&full, "m.onnx")
 	if err != nil {
 		t.Fatal(err)
@@ -225,13 +225,13 @@ func TestConfigFromONNX(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		edit func(*onnx.Info)
+		edit func(*bert.ONNXInfo)
 		want []string
 	}{
-		{"no heads", func(i *onnx.Info) { i.Heads = 0 }, []string{"m.onnx", "no config.json", "attention head count"}},
-		{"no epsilon", func(i *onnx.Info) { i.Epsilon = 0 }, []string{"m.onnx", "layer-norm epsilon"}},
-		{"neither", func(i *onnx.Info) { i.Heads, i.Epsilon = 0, 0 }, []string{"attention head count", "nor the layer-norm epsilon"}},
-		{"heads do not divide", func(i *onnx.Info) { i.Heads = 3 }, []string{"m.onnx", "not a multiple"}},
+		{"no heads", func(i *bert.ONNXInfo) { i.Heads = 0 }, []string{"m.onnx", "no config.json", "attention head count"}},
+		{"no epsilon", func(i *bert.ONNXInfo) { i.Epsilon = 0 }, []string{"m.onnx", "layer-norm epsilon"}},
+		{"neither", func(i *bert.ONNXInfo) { i.Heads, i.Epsilon = 0, 0 }, []string{"attention head count", "nor the layer-norm epsilon"}},
+		{"heads do not divide", func(i *bert.ONNXInfo) { i.Heads = 3 }, []string{"m.onnx", "not a multiple"}},
 	} {
 		in := full
 		tc.edit(&in)

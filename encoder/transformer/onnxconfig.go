@@ -4,17 +4,17 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dreval/dreval/encoder/onnx"
+	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/modelfiles"
 )
 
 // ConfigFromONNX returns the configuration of a graph read by
-// onnx.ReadFile, for a model directory without config.json. The graph
+// bert.ReadONNXFile, for a model directory without config.json. The graph
 // must say everything config.json would: the sizes (always read from the
 // weights), the attention head count (from its reshape constants) and the
 // layer-norm epsilon (one value throughout). path names the graph in
 // errors.
-func ConfigFromONNX(info *onnx.Info, path string) (modelfiles.Config, error) {
+func ConfigFromONNX(info *bert.ONNXInfo, path string) (modelfiles.Config, error) {
 	var missing []string
 	if info.Heads == 0 {
 		missing = append(missing, "the attention head count (the graph computes it at run time)")

@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
@@ -23,7 +24,7 @@ type Weights struct {
 	Skipped []string
 	// ONNX describes the graph of an ONNX weights file (nil for others):
 	// its sizes, to check against config.json.
-	ONNX *onnx.Info
+	ONNX *bert.ONNXInfo
 }
 
 // The weight formats, by how their files are named (weightFormat).
@@ -119,7 +120,7 @@ func WeightNames(d modelfiles.Dir, file string) ([]string, error) {
 	}
 	if format == formatONNX {
 		set, _, err := readONNX(d, file)
-		var np *onnx.NotPureGoError
+		var np *bert.NotPureGoError
 		if errors.As(err, &np) {
 			// A graph only ONNX Runtime runs (quantized, float16,
 			// another exporter's): its initializers' names as they are.

@@ -68,3 +68,56 @@ func TestRounding(t *testing.T) {
 		t.Errorf("BFloat16ToFloat32(0x3f80) = %v, want 1", got)
 	}
 }
+
+func TestHalfToFloat(t *testing.T) {
+	for _, c := range []struct {
+		h    uint16
+		want float32
+	}{
+		{0x0000, 0}, {0x3c00, 1}, {0xc000, -2}, {0x7bff, 65504}, {0x0001, 5.9604645e-08},
+		{0x3555, 0.33325195}, {0x7c00, float32(math.Inf(1))}, {0xfc00, float32(math.Inf(-1))},
+	} {
+		if got := ToFloat32(c.h); got != c.want {
+			t.Errorf("ToFloat32(%#04x) = %v, want %v", c.h, got, c.want)
+		}
+	}
+	if v := ToFloat32(0x7e00); v == v {
+		t.Errorf("ToFloat32(NaN) = %v", v)
+	}
+}
+
+func TestFloatToHalf(t *testing.T) {
+	// Every half but NaNs survives the round trip exactly.
+	for h := 0; h < 1<<16; h++ {
+		if h&0x7c00 == 0x7c00 && h&0x3ff != 0 {
+			continue
+		}
+		if got := FromFloat32(ToFloat32(uint16(h))); got != uint16(h) {
+			t.Fatalf("FromFloat32(ToFloat32(%#04x)) = %#04x", h, got)
+		}
+	}
+	for _, tt := range []struct {
+		f    float32
+		want uint16
+	}{
+		{1 + 1.0/2048, 0x3c00},        // a tie, to the even 1.0
+		{1 + 3.0/2048, 0x3c02},        // a tie, to the even 1+2/1024
+		{1 + 1.0/2048 + 1e-7, 0x3c01}, // above the tie
+		{65504, 0x7bff},               // the largest half
+		{65519.99, 0x7bff},            // below the midpoint to infinity
+		{65520, 0x7c00},               // the midpoint, to the even infinity
+		{-1e30, 0xfc00},               // beyond the range
+		{5.9604645e-08, 0x0001},       // the smallest subnormal
+		{2.9802322e-08, 0x0000},       // half of it: a tie, to the even zero
+		{2.9802326e-08, 0x0001},       // just above
+		{1023.5 / (1 << 24), 0x0400},  // between the largest subnormal and the smallest normal: a tie, to the even normal
+		{1023.0 / (1 << 24), 0x03ff},  // the largest subnormal
+	} {
+		if got := FromFloat32(tt.f); got != tt.want {
+			t.Errorf("FromFloat32(%g) = %#04x, want %#04x", tt.f, got, tt.want)
+		}
+	}
+	if got := FromFloat32(float32(math.NaN())); got&0x7c00 != 0x7c00 || got&0x3ff == 0 {
+		t.Errorf("FromFloat32(NaN) = %#04x, not a NaN", got)
+	}
+}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dreval/dreval/encoder/onnx"
+	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/modelfiles"
@@ -55,7 +55,7 @@ func ONNXDir(t testing.TB, name string, files ...string) string {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := onnx.WriteFile(filepath.Join(dir, "model.onnx"), st.Tensors, cfg, onnx.ExportOptions{ProducerVersion: "test"}); err != nil {
+	if err := bert.WriteONNX(filepath.Join(dir, "model.onnx"), st.Tensors, cfg, bert.ONNXOptions{ProducerVersion: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range files {

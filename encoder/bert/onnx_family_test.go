@@ -1,4 +1,4 @@
-package onnx
+package bert
 
 import (
 	"bytes"
@@ -8,15 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/bert/berttest"
+	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/modelfiles"
 )
 
 // checkpoint returns a tiny checkpoint in a published layout and its
 // configuration, after edit changes config.json's fields.
-func checkpoint(t testing.TB, layout string, s berttest.Sizes, edit func(map[string]any)) (*berttest.Checkpoint, modelfiles.Config) {
+func onnxCheckpoint(t testing.TB, layout string, s berttest.Sizes, edit func(map[string]any)) (*berttest.Checkpoint, modelfiles.Config) {
 	t.Helper()
 	cp, err := berttest.New(layout, s, 9)
 	if err != nil {
@@ -38,7 +38,7 @@ func checkpoint(t testing.TB, layout string, s berttest.Sizes, edit func(map[str
 
 // TestExportEveryLayout exports each published layout (heads and
 // prefixes included) at two opsets and reads it back: the graph's weights
-// are the backbone's bit for bit, Info says the family, inputs, padding
+// are the backbone's bit for bit, ONNXInfo says the family, inputs, padding
 // index, activation and pooler, matches config.json, and the pure-Go
 // encoder built from the graph's weights gives the same bits as from
 // the checkpoint's.
@@ -46,16 +46,16 @@ func TestExportEveryLayout(t *testing.T) {
 	for _, layout := range berttest.Layouts() {
 		for _, opset := range []int{14, 17} {
 			t.Run(layout+"/"+string(rune('0'+opset/10))+string(rune('0'+opset%10)), func(t *testing.T) {
-				cp, cfg := checkpoint(t, layout, berttest.Sizes{}, nil)
-				want, heads, err := bert.Backbone(cfg, cp.Tensors, cp.Prefix)
+				cp, cfg := onnxCheckpoint(t, layout, berttest.Sizes{}, nil)
+				want, heads, err := Backbone(cfg, cp.Tensors, cp.Prefix)
 				if err != nil {
 					t.Fatal(err)
 				}
-				m, err := Export(cp.Tensors, cfg, ExportOptions{Opset: opset})
+				m, err := ExportONNX(cp.Tensors, cfg, ONNXOptions{Opset: opset})
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, info, err := ReadWeights(m.Marshal())
+				got, info, err := ReadONNX(m.Marshal())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -63,9 +63,9 @@ func TestExportEveryLayout(t *testing.T) {
 				if err := info.CheckConfig(cfg); err != nil {
 					t.Error(err)
 				}
-				wantInputs := []string{InputIDs, AttentionMask}
+				wantInputs := []string{onnx.InputIDs, onnx.AttentionMask}
 				if cfg.Family() == modelfiles.FamilyBERT {
-					wantInputs = append(wantInputs, TokenTypeIDs)
+					wantInputs = append(wantInputs, onnx.TokenTypeIDs)
 				}
 				_, pooler := want["pooler.dense.weight"]
 				if info.Family != cfg.Family() || info.PaddingIdx != cfg.PaddingIdx() || !slices.Equal(info.Inputs, wantInputs) ||
@@ -82,11 +82,11 @@ func TestExportEveryLayout(t *testing.T) {
 						}
 					}
 				}
-				fromGraph, err := bert.New(cfg, got)
+				fromGraph, err := New(cfg, got)
 				if err != nil {
 					t.Fatal(err)
 				}
-				fromCheckpoint, err := bert.New(cfg, maps.Clone(cp.Tensors))
+				fromCheckpoint, err := New(cfg, maps.Clone(cp.Tensors))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -112,13 +112,13 @@ func TestExportActivations(t *testing.T) {
 		{"distilbert-base-uncased", "activation", "relu", "relu"},
 		{"all-mpnet-base-v2", "hidden_act", "relu", "relu"},
 	} {
-		cp, cfg := checkpoint(t, c.layout, berttest.Sizes{}, func(m map[string]any) { m[c.field] = c.act })
+		cp, cfg := onnxCheckpoint(t, c.layout, berttest.Sizes{}, func(m map[string]any) { m[c.field] = c.act })
 		for _, opset := range []int{14, 20} {
-			m, err := Export(cp.Tensors, cfg, ExportOptions{Opset: opset})
+			m, err := ExportONNX(cp.Tensors, cfg, ONNXOptions{Opset: opset})
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, info, err := ReadWeights(m.Marshal())
+			_, info, err := ReadONNX(m.Marshal())
 			if err != nil {
 				t.Fatalf("%s %s: %v", c.layout, c.act, err)
 			}
@@ -140,34 +140,34 @@ func TestExportActivations(t *testing.T) {
 // TestExportPrefixOfOneTower exports each of DPR's towers from a set
 // holding both.
 func TestExportPrefixOfOneTower(t *testing.T) {
-	q, cfg := checkpoint(t, "dpr-question-encoder", berttest.Sizes{}, nil)
-	c, _ := checkpoint(t, "dpr-ctx-encoder", berttest.Sizes{}, nil)
+	q, cfg := onnxCheckpoint(t, "dpr-question-encoder", berttest.Sizes{}, nil)
+	c, _ := onnxCheckpoint(t, "dpr-ctx-encoder", berttest.Sizes{}, nil)
 	both := maps.Clone(q.Tensors)
 	maps.Copy(both, c.Tensors)
-	if _, err := Export(both, cfg, ExportOptions{}); err == nil || !strings.Contains(err.Error(), "several bert backbones") {
+	if _, err := ExportONNX(both, cfg, ONNXOptions{}); err == nil || !strings.Contains(err.Error(), "several bert backbones") {
 		t.Errorf("Export of two towers without a prefix: %v", err)
 	}
 	for _, cp := range []*berttest.Checkpoint{q, c} {
-		m, err := Export(both, cfg, ExportOptions{Prefix: cp.Prefix})
+		m, err := ExportONNX(both, cfg, ONNXOptions{Prefix: cp.Prefix})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := ReadWeights(m.Marshal())
+		got, _, err := ReadONNX(m.Marshal())
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _, _ := bert.Backbone(cfg, cp.Tensors, cp.Prefix)
+		want, _, _ := Backbone(cfg, cp.Tensors, cp.Prefix)
 		sameSet(t, got, want)
 	}
 }
 
 func TestCheckConfigFamilies(t *testing.T) {
-	cp, cfg := checkpoint(t, "xlm-roberta-base", berttest.Sizes{}, nil)
-	m, err := Export(cp.Tensors, cfg, ExportOptions{})
+	cp, cfg := onnxCheckpoint(t, "xlm-roberta-base", berttest.Sizes{}, nil)
+	m, err := ExportONNX(cp.Tensors, cfg, ONNXOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, info, err := ReadWeights(m.Marshal())
+	_, info, err := ReadONNX(m.Marshal())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,11 +185,11 @@ func TestCheckConfigFamilies(t *testing.T) {
 			t.Errorf("CheckConfig = %v, want %s", err, c.want)
 		}
 	}
-	cp, cfg = checkpoint(t, "all-mpnet-base-v2", berttest.Sizes{Buckets: 40}, nil)
-	if m, err = Export(cp.Tensors, cfg, ExportOptions{}); err != nil {
+	cp, cfg = onnxCheckpoint(t, "all-mpnet-base-v2", berttest.Sizes{Buckets: 40}, nil)
+	if m, err = ExportONNX(cp.Tensors, cfg, ONNXOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, info, err = ReadWeights(m.Marshal()); err != nil {
+	if _, info, err = ReadONNX(m.Marshal()); err != nil {
 		t.Fatal(err)
 	}
 	c2 := cfg
@@ -202,7 +202,7 @@ func TestCheckConfigFamilies(t *testing.T) {
 // TestReadRefusesFamilyGraphs edits valid exports of the new families in
 // one way each and checks the error names what is wrong.
 func TestReadRefusesFamilyGraphs(t *testing.T) {
-	node := func(m *Model, name string) *Node {
+	node := func(m *onnx.Model, name string) *onnx.Node {
 		for _, n := range m.Graph.Nodes {
 			if n.Name == name {
 				return n
@@ -211,7 +211,7 @@ func TestReadRefusesFamilyGraphs(t *testing.T) {
 		t.Fatalf("no node %q", name)
 		return nil
 	}
-	init := func(m *Model, name string) *Tensor {
+	init := func(m *onnx.Model, name string) *onnx.Tensor {
 		for _, t := range m.Graph.Initializers {
 			if t.Name == name {
 				return t
@@ -222,49 +222,49 @@ func TestReadRefusesFamilyGraphs(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, layout string
-		edit         func(m *Model)
+		edit         func(m *onnx.Model)
 		want         string
 	}{
-		{"mpnet-bucket", "all-mpnet-base-v2", func(m *Model) {
+		{"mpnet-bucket", "all-mpnet-base-v2", func(m *onnx.Model) {
 			tb := init(m, relativeBucketsTable)
 			tb.RawData[8*20] ^= 1
 		}, "MPNet graph: the relative-position buckets are not computed as dreval's export does (distance 5 has bucket 20, MPNet's is 21)"},
-		{"mpnet-offset", "all-mpnet-base-v2", func(m *Model) {
+		{"mpnet-offset", "all-mpnet-base-v2", func(m *onnx.Model) {
 			init(m, "const_relative_offset").RawData[0]--
 		}, "does not cover the distances of 16 tokens"},
-		{"mpnet-no-cumsum", "all-mpnet-base-v2", func(m *Model) {
+		{"mpnet-no-cumsum", "all-mpnet-base-v2", func(m *onnx.Model) {
 			node(m, "embeddings/position_ids/Mul").Inputs[0] = "embeddings/position_ids/Cast"
-			m.Graph.Nodes = slices.DeleteFunc(m.Graph.Nodes, func(n *Node) bool { return n.OpType == "CumSum" })
+			m.Graph.Nodes = slices.DeleteFunc(m.Graph.Nodes, func(n *onnx.Node) bool { return n.OpType == "CumSum" })
 		}, "the graph has MPNet's weights but its position ids are not counted from padding index 1"},
-		{"roberta-no-equal", "roberta-base", func(m *Model) {
+		{"roberta-no-equal", "roberta-base", func(m *onnx.Model) {
 			node(m, "embeddings/position_ids/Equal").Inputs[1] = "const_zero_float"
-			m.Graph.Initializers = append(m.Graph.Initializers, &Tensor{Name: "const_zero_float", DataType: Float, RawData: make([]byte, 4)})
+			m.Graph.Initializers = append(m.Graph.Initializers, &onnx.Tensor{Name: "const_zero_float", DataType: onnx.Float, RawData: make([]byte, 4)})
 		}, "compares input_ids with no constant padding index"},
-		{"roberta-cumsum-axis", "roberta-base", func(m *Model) {
+		{"roberta-cumsum-axis", "roberta-base", func(m *onnx.Model) {
 			node(m, "embeddings/position_ids/CumSum").Inputs[1] = "const_zero"
 		}, "the cumulative sum must run over the sequence axis"},
-		{"roberta-cumsum-reverse", "roberta-base", func(m *Model) {
+		{"roberta-cumsum-reverse", "roberta-base", func(m *onnx.Model) {
 			n := node(m, "embeddings/position_ids/CumSum")
 			n.Attrs = append(n.Attrs, intAttr("reverse", 1))
 		}, "exclusive or reverse cumulative sums are not supported"},
-		{"distilbert-padding-positions", "distilbert-base-uncased", func(m *Model) {
+		{"distilbert-padding-positions", "distilbert-base-uncased", func(m *onnx.Model) {
 			m.Graph.Nodes = append(m.Graph.Nodes,
-				&Node{Name: "eq", OpType: "Equal", Inputs: []string{InputIDs, "const_one_i64"}, Outputs: []string{"eq"}},
-				&Node{Name: "cs", OpType: "CumSum", Inputs: []string{"eq", "const_one_i64"}, Outputs: []string{"cs"}})
+				&onnx.Node{Name: "eq", OpType: "Equal", Inputs: []string{onnx.InputIDs, "const_one_i64"}, Outputs: []string{"eq"}},
+				&onnx.Node{Name: "cs", OpType: "CumSum", Inputs: []string{"eq", "const_one_i64"}, Outputs: []string{"cs"}})
 		}, "the graph has DistilBERT's weights but counts position ids from padding index 1"},
-		{"distilbert-missing-layer-norm", "distilbert-base-uncased", func(m *Model) {
+		{"distilbert-missing-layer-norm", "distilbert-base-uncased", func(m *onnx.Model) {
 			init(m, "transformer.layer.1.sa_layer_norm.bias").Name = "unused"
 			node(m, "layer1/attention_output/LayerNorm/Add_1").Inputs[1] = "unused"
 		}, `distilbert weights with hidden size 8 and 2 layers: tensor "transformer.layer.1.sa_layer_norm.bias" is missing`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cp, cfg := checkpoint(t, c.layout, berttest.Sizes{}, nil)
-			m, err := Export(cp.Tensors, cfg, ExportOptions{})
+			cp, cfg := onnxCheckpoint(t, c.layout, berttest.Sizes{}, nil)
+			m, err := ExportONNX(cp.Tensors, cfg, ONNXOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			c.edit(m)
-			_, _, err = ReadWeights(m.Marshal())
+			_, _, err = ReadONNX(m.Marshal())
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error = %v\nwant one containing %s", err, c.want)
 			}
@@ -275,10 +275,10 @@ func TestReadRefusesFamilyGraphs(t *testing.T) {
 // TestExportIgnoresHeads checks that tensors outside the backbone are
 // left out of the graph and backbone-like extras are refused.
 func TestExportIgnoresHeads(t *testing.T) {
-	set := randomWeights(tinyConfig, false, 1)
+	set := randomWeights(onnxTinyConfig, false, 1)
 	set["cls.predictions.bias"] = tensor.New(50)
 	set["embeddingHead.weight"] = tensor.New(8, 8)
-	m, err := Export(set, tinyConfig, ExportOptions{})
+	m, err := ExportONNX(set, onnxTinyConfig, ONNXOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

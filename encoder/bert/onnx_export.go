@@ -1,29 +1,18 @@
-package onnx
+package bert
 
 import (
 	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
-	"sort"
 	"strconv"
 
-	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/modelfiles"
 )
 
-// Input and output names of a standard encoder graph, as written by
-// Hugging Face exports.
-const (
-	InputIDs        = "input_ids"
-	AttentionMask   = "attention_mask"
-	TokenTypeIDs    = "token_type_ids"
-	LastHiddenState = "last_hidden_state"
-	PoolerOutput    = "pooler_output"
-)
-
-// Opset bounds for Export. From opset 17 on, layer norms are written as
+// Opset bounds for ExportONNX. From opset 17 on, layer norms are written as
 // LayerNormalization nodes; before it, as ReduceMean/Sub/Pow/Sqrt/Div.
 const (
 	MinExportOpset     = 14
@@ -31,8 +20,8 @@ const (
 	DefaultExportOpset = 14
 )
 
-// ExportOptions controls Export.
-type ExportOptions struct {
+// ONNXOptions controls ExportONNX.
+type ONNXOptions struct {
 	// Opset is the ONNX operator set version, MinExportOpset to
 	// MaxExportOpset; 0 means DefaultExportOpset.
 	Opset int
@@ -40,7 +29,7 @@ type ExportOptions struct {
 	// version).
 	ProducerVersion string
 	// Prefix is where the backbone's tensors are in the set ("" finds
-	// it with bert.DetectPrefix, which suffices unless the set holds
+	// it with DetectPrefix, which suffices unless the set holds
 	// several backbones, such as both of DPR's towers).
 	Prefix string
 	// Sentence, when set, makes the graph pool inside itself as
@@ -52,7 +41,7 @@ type ExportOptions struct {
 }
 
 // SentenceOutput is the pooling a graph computes for its
-// sentence_embedding output (ExportOptions.Sentence), as
+// sentence_embedding output (ONNXOptions.Sentence), as
 // sentence-transformers' Pooling and Normalize modules do.
 type SentenceOutput struct {
 	// Pooling is "mean" (the mean of the attended tokens' vectors) or
@@ -65,11 +54,11 @@ type SentenceOutput struct {
 	Tokens bool
 }
 
-// Export builds the standard encoder graph of cfg's family from Hugging
+// ExportONNX builds the standard encoder graph of cfg's family from Hugging
 // Face named weights (as read from safetensors) and cfg. The backbone is
-// taken from set under opt.Prefix (see bert.Backbone); tensors outside it
+// taken from set under opt.Prefix (see Backbone); tensors outside it
 // (task heads, projections, other towers, buffers) are not part of the
-// graph, which computes what bert.Model.Forward does:
+// graph, which computes what Model.Forward does:
 //   - inputs input_ids and attention_mask, plus token_type_ids for BERT
 //     (int64 [batch, sequence]); RoBERTa adds its one token type
 //     embedding without an input, DistilBERT and MPNet have none;
@@ -79,7 +68,7 @@ type SentenceOutput struct {
 //     create_position_ids_from_input_ids does;
 //   - MPNet's relative-position bias: the bucket of every distance a
 //     sequence of up to cfg.MaxTokens() tokens can have, precomputed as an
-//     int64 table (bert.RelativePositionBucket), gathered per (query, key)
+//     int64 table (RelativePositionBucket), gathered per (query, key)
 //     and then from relative_attention_bias, added to the scores;
 //   - the feed-forward activation as configured: exact GELU (Erf), the
 //     tanh approximation (gelu_new, gelu_pytorch_tanh) or Relu;
@@ -90,8 +79,8 @@ type SentenceOutput struct {
 // Batch and sequence sizes are dynamic; all weights are float32
 // initializers under their Hugging Face names without the prefix. Linear
 // weights are stored transposed ([in, out]) as MatMul operands;
-// ReadWeights transposes them back.
-func Export(set tensor.Set, cfg modelfiles.Config, opt ExportOptions) (*Model, error) {
+// ReadONNX transposes them back.
+func ExportONNX(set tensor.Set, cfg modelfiles.Config, opt ONNXOptions) (*onnx.Model, error) {
 	if err := cfg.Validate("config"); err != nil {
 		return nil, err
 	}
@@ -105,15 +94,15 @@ func Export(set tensor.Set, cfg modelfiles.Config, opt ExportOptions) (*Model, e
 	prefix := opt.Prefix
 	if prefix == "" {
 		var err error
-		if prefix, err = bert.DetectPrefix(cfg, set); err != nil {
+		if prefix, err = DetectPrefix(cfg, set); err != nil {
 			return nil, err
 		}
 	}
-	bb, _, err := bert.Backbone(cfg, set, prefix)
+	bb, _, err := Backbone(cfg, set, prefix)
 	if err != nil {
 		return nil, err
 	}
-	l := bert.LayoutOf(cfg.Family())
+	l := LayoutOf(cfg.Family())
 	family := cfg.Family()
 	_, hasPooler := bb[l.Pooler+".weight"]
 	hasPooler = hasPooler && l.Pooler != ""
@@ -121,12 +110,12 @@ func Export(set tensor.Set, cfg modelfiles.Config, opt ExportOptions) (*Model, e
 	b := &builder{opset: opset, set: bb, eps: float32(cfg.LayerNormEps)}
 	g := b.g()
 	g.Name = string(family)
-	inputs := []string{InputIDs, AttentionMask}
+	inputs := []string{onnx.InputIDs, onnx.AttentionMask}
 	if cfg.TakesTokenTypeIDs() {
-		inputs = append(inputs, TokenTypeIDs)
+		inputs = append(inputs, onnx.TokenTypeIDs)
 	}
 	for _, in := range inputs {
-		g.Inputs = append(g.Inputs, &ValueInfo{Name: in, ElemType: Int64, Dims: []Dim{{Param: "batch"}, {Param: "sequence"}}})
+		g.Inputs = append(g.Inputs, &onnx.ValueInfo{Name: in, ElemType: onnx.Int64, Dims: []onnx.Dim{{Param: "batch"}, {Param: "sequence"}}})
 	}
 	h := cfg.HiddenSize
 	heads := cfg.NumAttentionHeads
@@ -149,12 +138,12 @@ func Export(set tensor.Set, cfg modelfiles.Config, opt ExportOptions) (*Model, e
 	}
 
 	// Embeddings: word + position (+ token type), then LayerNorm.
-	words := b.node("embeddings/word/Gather", "Gather", []string{b.init(l.WordEmbeddings), InputIDs}, intAttr("axis", 0))
+	words := b.node("embeddings/word/Gather", "Gather", []string{b.init(l.WordEmbeddings), onnx.InputIDs}, intAttr("axis", 0))
 	// arange returns 0, 1, ..., sequence-1 (computed once).
 	var arangeOut string
 	arange := func(name string) string {
 		if arangeOut == "" {
-			shape := b.node("embeddings/Shape", "Shape", []string{InputIDs})
+			shape := b.node("embeddings/Shape", "Shape", []string{onnx.InputIDs})
 			seqLen := b.node("embeddings/seq_len/Gather", "Gather", []string{shape, "const_one_i64"}, intAttr("axis", 0))
 			arangeOut = b.node(name, "Range", []string{"const_zero", seqLen, "const_one_i64"})
 		}
@@ -163,9 +152,9 @@ func Export(set tensor.Set, cfg modelfiles.Config, opt ExportOptions) (*Model, e
 	var positions string
 	if pad := cfg.PaddingIdx(); pad >= 0 {
 		b.constI64("const_padding_idx", nil, int64(pad))
-		eq := b.node("embeddings/position_ids/Equal", "Equal", []string{InputIDs, "const_padding_idx"})
+		eq := b.node("embeddings/position_ids/Equal", "Equal", []string{onnx.InputIDs, "const_padding_idx"})
 		ne := b.node("embeddings/position_ids/Not", "Not", []string{eq})
-		m := b.node("embeddings/position_ids/Cast", "Cast", []string{ne}, intAttr("to", Int64))
+		m := b.node("embeddings/position_ids/Cast", "Cast", []string{ne}, intAttr("to", onnx.Int64))
 		cs := b.node("embeddings/position_ids/CumSum", "CumSum", []string{m, "const_one_i64"})
 		cs = b.node("embeddings/position_ids/Mul", "Mul", []string{cs, m})
 		positions = b.node("embeddings/position_ids/Add", "Add", []string{cs, "const_padding_idx"})
@@ -176,7 +165,7 @@ func Export(set tensor.Set, cfg modelfiles.Config, opt ExportOptions) (*Model, e
 	x := b.node("embeddings/Add", "Add", []string{words, pos})
 	switch {
 	case cfg.TakesTokenTypeIDs():
-		types := b.node("embeddings/token_type/Gather", "Gather", []string{b.init(l.TokenTypeEmbeddings), TokenTypeIDs}, intAttr("axis", 0))
+		types := b.node("embeddings/token_type/Gather", "Gather", []string{b.init(l.TokenTypeEmbeddings), onnx.TokenTypeIDs}, intAttr("axis", 0))
 		x = b.node("embeddings/Add_1", "Add", []string{x, types})
 	case l.TokenTypeEmbeddings != "":
 		// Token type 0 for every token: row 0 of the table, broadcast.
@@ -187,7 +176,7 @@ func Export(set tensor.Set, cfg modelfiles.Config, opt ExportOptions) (*Model, e
 
 	// Attention mask bias, [batch, 1, 1, sequence]: 0 where attended,
 	// the lowest float where masked.
-	mask := b.node("mask/Cast", "Cast", []string{AttentionMask}, intAttr("to", Float))
+	mask := b.node("mask/Cast", "Cast", []string{onnx.AttentionMask}, intAttr("to", onnx.Float))
 	mask = b.node("mask/Unsqueeze", "Unsqueeze", []string{mask, "const_mask_axes"})
 	mask = b.node("mask/Sub", "Sub", []string{"const_one", mask})
 	mask = b.node("mask/Mul", "Mul", []string{mask, "const_mask_min"})
@@ -199,7 +188,7 @@ func Export(set tensor.Set, cfg modelfiles.Config, opt ExportOptions) (*Model, e
 		n := cfg.MaxTokens()
 		table := make([]int64, 2*n-1)
 		for i := range table {
-			table[i] = int64(bert.RelativePositionBucket(i - (n - 1)))
+			table[i] = int64(RelativePositionBucket(i - (n - 1)))
 		}
 		b.constI64(relativeBucketsTable, []int64{int64(len(table))}, table...)
 		b.constI64("const_relative_offset", nil, int64(n-1))
@@ -256,17 +245,17 @@ func Export(set tensor.Set, cfg modelfiles.Config, opt ExportOptions) (*Model, e
 		}
 		hasPooler = false
 	} else {
-		b.rename(x, LastHiddenState)
-		g.Outputs = append(g.Outputs, &ValueInfo{Name: LastHiddenState, ElemType: Float, Dims: []Dim{{Param: "batch"}, {Param: "sequence"}, {Value: int64(h)}}})
+		b.rename(x, onnx.LastHiddenState)
+		g.Outputs = append(g.Outputs, &onnx.ValueInfo{Name: onnx.LastHiddenState, ElemType: onnx.Float, Dims: []onnx.Dim{{Param: "batch"}, {Param: "sequence"}, {Value: int64(h)}}})
 	}
 
 	if hasPooler {
-		first := b.node("pooler/Gather", "Gather", []string{LastHiddenState, "const_zero"}, intAttr("axis", 1))
+		first := b.node("pooler/Gather", "Gather", []string{onnx.LastHiddenState, "const_zero"}, intAttr("axis", 1))
 		pooled := b.linear("pooler/dense", first, l.Pooler)
-		b.nodeOut("pooler/Tanh", "Tanh", []string{pooled}, PoolerOutput)
-		g.Outputs = append(g.Outputs, &ValueInfo{Name: PoolerOutput, ElemType: Float, Dims: []Dim{{Param: "batch"}, {Value: int64(h)}}})
+		b.nodeOut("pooler/Tanh", "Tanh", []string{pooled}, onnx.PoolerOutput)
+		g.Outputs = append(g.Outputs, &onnx.ValueInfo{Name: onnx.PoolerOutput, ElemType: onnx.Float, Dims: []onnx.Dim{{Param: "batch"}, {Value: int64(h)}}})
 	}
-	return &Model{
+	return &onnx.Model{
 		IRVersion:       irVersion(opset),
 		ProducerName:    "dreval",
 		ProducerVersion: opt.ProducerVersion,
@@ -275,15 +264,15 @@ func Export(set tensor.Set, cfg modelfiles.Config, opt ExportOptions) (*Model, e
 	}, nil
 }
 
-// sentence adds the outputs of ExportOptions.Sentence: x, the last hidden
+// sentence adds the outputs of ONNXOptions.Sentence: x, the last hidden
 // state, pooled (and normalised) into sentence_embedding, and kept as
 // token_embeddings when so.Tokens.
 func (b *builder) sentence(x string, so *SentenceOutput, h int) error {
 	g := b.g()
 	if so.Tokens {
-		b.rename(x, TokenEmbeddings)
-		x = TokenEmbeddings
-		g.Outputs = append(g.Outputs, &ValueInfo{Name: TokenEmbeddings, ElemType: Float, Dims: []Dim{{Param: "batch"}, {Param: "sequence"}, {Value: int64(h)}}})
+		b.rename(x, onnx.TokenEmbeddings)
+		x = onnx.TokenEmbeddings
+		g.Outputs = append(g.Outputs, &onnx.ValueInfo{Name: onnx.TokenEmbeddings, ElemType: onnx.Float, Dims: []onnx.Dim{{Param: "batch"}, {Param: "sequence"}, {Value: int64(h)}}})
 	}
 	b.constI64("const_axis_1", []int64{1}, 1)
 	var pooled string
@@ -292,7 +281,7 @@ func (b *builder) sentence(x string, so *SentenceOutput, h int) error {
 		// sum(x * mask) / max(sum(mask), 1e-9) over the sequence.
 		b.constI64("const_axis_last", []int64{1}, -1)
 		b.constF32("const_min_count", 1e-9)
-		m := b.node("pooling/mask/Cast", "Cast", []string{AttentionMask}, intAttr("to", Float))
+		m := b.node("pooling/mask/Cast", "Cast", []string{onnx.AttentionMask}, intAttr("to", onnx.Float))
 		m = b.node("pooling/mask/Unsqueeze", "Unsqueeze", []string{m, "const_axis_last"})
 		sum := b.node("pooling/Mul", "Mul", []string{x, m})
 		sum = b.node("pooling/ReduceSum", "ReduceSum", []string{sum, "const_axis_1"}, intAttr("keepdims", 0))
@@ -312,8 +301,8 @@ func (b *builder) sentence(x string, so *SentenceOutput, h int) error {
 		ss = b.node("normalize/Max", "Max", []string{ss, "const_min_norm"})
 		pooled = b.node("normalize/Div", "Div", []string{pooled, ss})
 	}
-	b.rename(pooled, SentenceEmbedding)
-	g.Outputs = append(g.Outputs, &ValueInfo{Name: SentenceEmbedding, ElemType: Float, Dims: []Dim{{Param: "batch"}, {Value: int64(h)}}})
+	b.rename(pooled, onnx.SentenceEmbedding)
+	g.Outputs = append(g.Outputs, &onnx.ValueInfo{Name: onnx.SentenceEmbedding, ElemType: onnx.Float, Dims: []onnx.Dim{{Param: "batch"}, {Value: int64(h)}}})
 	return nil
 }
 
@@ -347,9 +336,9 @@ func (b *builder) activation(p, f, act string) string {
 	return b.node(p+"gelu/Mul_1", "Mul", []string{e, "const_half"})
 }
 
-// WriteFile exports the model as Export does and writes it to path.
-func WriteFile(path string, set tensor.Set, cfg modelfiles.Config, opt ExportOptions) error {
-	m, err := Export(set, cfg, opt)
+// WriteONNX exports the model as ExportONNX does and writes it to path.
+func WriteONNX(path string, set tensor.Set, cfg modelfiles.Config, opt ONNXOptions) error {
+	m, err := ExportONNX(set, cfg, opt)
 	if err != nil {
 		return err
 	}
@@ -374,22 +363,22 @@ func irVersion(opset int) int64 {
 
 // builder appends nodes and initializers to a graph.
 type builder struct {
-	graph Graph
+	graph onnx.Graph
 	opset int
 	set   tensor.Set
 	eps   float32
 }
 
-func (b *builder) g() *Graph { return &b.graph }
+func (b *builder) g() *onnx.Graph { return &b.graph }
 
 // node appends a node whose single output is named after the node, and
 // returns that output's name.
-func (b *builder) node(name, op string, inputs []string, attrs ...*Attribute) string {
+func (b *builder) node(name, op string, inputs []string, attrs ...*onnx.Attribute) string {
 	return b.nodeOut(name, op, inputs, name, attrs...)
 }
 
-func (b *builder) nodeOut(name, op string, inputs []string, out string, attrs ...*Attribute) string {
-	b.graph.Nodes = append(b.graph.Nodes, &Node{Name: name, OpType: op, Inputs: inputs, Outputs: []string{out}, Attrs: attrs})
+func (b *builder) nodeOut(name, op string, inputs []string, out string, attrs ...*onnx.Attribute) string {
+	b.graph.Nodes = append(b.graph.Nodes, &onnx.Node{Name: name, OpType: op, Inputs: inputs, Outputs: []string{out}, Attrs: attrs})
 	return out
 }
 
@@ -426,7 +415,7 @@ func (b *builder) addFloat(name string, shape []int, data []float32) {
 	for i, d := range shape {
 		dims[i] = int64(d)
 	}
-	b.graph.Initializers = append(b.graph.Initializers, &Tensor{Name: name, DataType: Float, Dims: dims, RawData: raw})
+	b.graph.Initializers = append(b.graph.Initializers, &onnx.Tensor{Name: name, DataType: onnx.Float, Dims: dims, RawData: raw})
 }
 
 func (b *builder) constF32(name string, v float32) { b.addFloat(name, nil, []float32{v}) }
@@ -436,7 +425,7 @@ func (b *builder) constI64(name string, dims []int64, values ...int64) {
 	for _, v := range values {
 		raw = binary.LittleEndian.AppendUint64(raw, uint64(v))
 	}
-	b.graph.Initializers = append(b.graph.Initializers, &Tensor{Name: name, DataType: Int64, Dims: dims, RawData: raw})
+	b.graph.Initializers = append(b.graph.Initializers, &onnx.Tensor{Name: name, DataType: onnx.Int64, Dims: dims, RawData: raw})
 }
 
 // linear applies the Hugging Face Linear layer called module (weight
@@ -474,22 +463,14 @@ func (b *builder) layerNorm(name, x, module string) string {
 	return b.node(name+"/Add_1", "Add", []string{n, beta})
 }
 
-func intAttr(name string, v int64) *Attribute { return &Attribute{Name: name, Type: AttrInt, I: v} }
-
-func intsAttr(name string, v ...int64) *Attribute {
-	return &Attribute{Name: name, Type: AttrInts, Ints: v}
+func intAttr(name string, v int64) *onnx.Attribute {
+	return &onnx.Attribute{Name: name, Type: onnx.AttrInt, I: v}
 }
 
-func floatAttr(name string, v float32) *Attribute {
-	return &Attribute{Name: name, Type: AttrFloat, F: v}
+func intsAttr(name string, v ...int64) *onnx.Attribute {
+	return &onnx.Attribute{Name: name, Type: onnx.AttrInts, Ints: v}
 }
 
-// sortedNames returns the keys of m in order.
-func sortedNames[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+func floatAttr(name string, v float32) *onnx.Attribute {
+	return &onnx.Attribute{Name: name, Type: onnx.AttrFloat, F: v}
 }

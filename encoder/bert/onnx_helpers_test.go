@@ -1,4 +1,4 @@
-package onnx
+package bert
 
 import (
 	"os"

@@ -1,18 +1,20 @@
-package onnx
+package bert
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
-	"github.com/dreval/dreval/encoder/bert"
+	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/modelfiles"
 )
 
-// Info describes an encoder graph read by ReadWeights.
-type Info struct {
+// ONNXInfo describes an encoder graph read by ReadONNX.
+type ONNXInfo struct {
 	Opset    int64  // version of the default ONNX operator set
 	Producer string // producer_name and producer_version
 	// Family is the encoder family the graph computes, told from its
@@ -25,7 +27,7 @@ type Info struct {
 	// (0 for the other families).
 	Buckets int
 	// PaddingIdx is the padding index the graph's position ids count
-	// from (RoBERTa, MPNet); ReadWeights sets -1 when they are 0, 1,
+	// from (RoBERTa, MPNet); ReadONNX sets -1 when they are 0, 1,
 	// 2, ... (BERT, DistilBERT).
 	PaddingIdx int
 	// Heads is the attention head count read from the graph's reshape
@@ -50,17 +52,17 @@ type Info struct {
 // MaxTokens returns the longest sequence the graph takes: MaxPositions
 // less the position of the first token (PaddingIdx+1 for RoBERTa and
 // MPNet).
-func (in *Info) MaxTokens() int { return in.Config().MaxTokens() }
+func (in *ONNXInfo) MaxTokens() int { return in.Config().MaxTokens() }
 
 // PadID returns the token id to pad input_ids with when sequences of
 // different lengths share a batch: the padding index where positions
 // count from one (RoBERTa, MPNet), so that padded slots take no
 // position, else 0. Padded slots are masked out either way.
-func (in *Info) PadID() int64 { return int64(max(in.Config().PaddingIdx(), 0)) }
+func (in *ONNXInfo) PadID() int64 { return int64(max(in.Config().PaddingIdx(), 0)) }
 
 // CheckConfig reports an error when the graph's family or sizes differ
 // from cfg (as read from the model's config.json).
-func (in *Info) CheckConfig(cfg modelfiles.Config) error {
+func (in *ONNXInfo) CheckConfig(cfg modelfiles.Config) error {
 	if f, g := cfg.Family(), in.Config().Family(); f != g {
 		return fmt.Errorf("config.json describes a %s model (model_type %q) but the ONNX graph computes %s", f, cfg.ModelType, g)
 	}
@@ -131,29 +133,29 @@ var supportedOps = map[string]bool{
 	"Transpose": true, "Unsqueeze": true, "Where": true,
 }
 
-// Opset range accepted by ReadWeights.
+// Opset range accepted by ReadONNX.
 const (
 	minReadOpset = 11
 	maxReadOpset = 23
 )
 
-// ReadFile reads the encoder weights of the ONNX model at path; see
-// ReadWeights.
-func ReadFile(path string) (tensor.Set, *Info, error) {
+// ReadONNXFile reads the encoder weights of the ONNX model at path; see
+// ReadONNX.
+func ReadONNXFile(path string) (tensor.Set, *ONNXInfo, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	set, info, err := ReadWeights(data)
+	set, info, err := ReadONNX(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return set, info, nil
 }
 
-// ReadWeights decodes an .onnx file, checks that its graph is an encoder
+// ReadONNX decodes an .onnx file, checks that its graph is an encoder
 // of one of the families dreval supports, and returns the weights under
-// their Hugging Face names (without prefix, see bert.Layout), as float32
+// their Hugging Face names (without prefix, see Layout), as float32
 // in Hugging Face layout (Linear weights [out, in]), so that package bert
 // builds the same model as from safetensors.
 //
@@ -162,15 +164,15 @@ func ReadFile(path string) (tensor.Set, *Info, error) {
 // float [batch, sequence, hidden] (and optionally pooler_output), use only
 // the operators of a plain export, with one feed-forward activation per
 // layer (exact GELU, its tanh approximation, or ReLU), and hold their
-// weights as FLOAT or FLOAT16 initializers. That is what Export writes for
+// weights as FLOAT or FLOAT16 initializers. That is what ExportONNX writes for
 // every family, and the usual Hugging Face (torch.onnx, optimum) export of
 // BERT. Position ids are either 0, 1, 2, ... or counted from a padding
-// index through CumSum (RoBERTa and MPNet, as Export writes them); MPNet's
-// relative-position buckets must be Export's precomputed table. Anything
+// index through CumSum (RoBERTa and MPNet, as ExportONNX writes them); MPNet's
+// relative-position buckets must be ExportONNX's precomputed table. Anything
 // else is refused with an error naming the node, input or tensor at
 // fault.
-func ReadWeights(data []byte) (tensor.Set, *Info, error) {
-	m, err := Decode(data)
+func ReadONNX(data []byte) (tensor.Set, *ONNXInfo, error) {
+	m, err := onnx.Decode(data)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -178,7 +180,7 @@ func ReadWeights(data []byte) (tensor.Set, *Info, error) {
 	if err != nil {
 		// A graph the reader refuses may still be an encoder ONNX Runtime
 		// runs (quantized, float16, fused, another exporter's): say so.
-		if g, ierr := InspectModel(m); ierr == nil {
+		if g, ierr := onnx.InspectModel(m); ierr == nil {
 			return nil, nil, &NotPureGoError{Graph: g, Err: err}
 		}
 		return nil, nil, err
@@ -186,13 +188,13 @@ func ReadWeights(data []byte) (tensor.Set, *Info, error) {
 	return set, info, nil
 }
 
-// NotPureGoError is ReadWeights' error for a graph the pure-Go engine
+// NotPureGoError is ReadONNX' error for a graph the pure-Go engine
 // cannot run but that Inspect describes as an encoder graph, which an
 // ONNX Runtime engine can run: a quantized or float16 graph, one with ONNX
 // Runtime's fused operators, or another exporter's layout. Err is what
 // the pure-Go reader refused; Graph what Inspect read.
 type NotPureGoError struct {
-	Graph *GraphInfo
+	Graph *onnx.GraphInfo
 	Err   error
 }
 
@@ -202,9 +204,9 @@ func (e *NotPureGoError) Error() string {
 
 func (e *NotPureGoError) Unwrap() error { return e.Err }
 
-// readModel is ReadWeights of a decoded model.
-func readModel(m *Model) (tensor.Set, *Info, error) {
-	r := &reader{m: m, g: m.Graph, info: &Info{PaddingIdx: -1}}
+// readModel is ReadONNX of a decoded model.
+func readModel(m *onnx.Model) (tensor.Set, *ONNXInfo, error) {
+	r := &reader{m: m, g: m.Graph, info: &ONNXInfo{PaddingIdx: -1}}
 	if err := r.checkStructure(); err != nil {
 		return nil, nil, err
 	}
@@ -229,25 +231,25 @@ func readModel(m *Model) (tensor.Set, *Info, error) {
 }
 
 type reader struct {
-	m    *Model
-	g    *Graph
-	info *Info
+	m    *onnx.Model
+	g    *onnx.Graph
+	info *ONNXInfo
 
-	inits     map[string]*Tensor
-	consts    map[string]*Tensor // initializers and Constant nodes' values
-	producer  map[string]*Node   // value -> the node computing it
-	consumers map[string][]*Node
+	inits     map[string]*onnx.Tensor
+	consts    map[string]*onnx.Tensor // initializers and Constant nodes' values
+	producer  map[string]*onnx.Node   // value -> the node computing it
+	consumers map[string][]*onnx.Node
 	set       tensor.Set
 	source    map[string]string // HF name -> initializer it came from
 }
 
 // collectConstants fills r.consts and r.producer.
 func (r *reader) collectConstants() {
-	r.consts = map[string]*Tensor{}
+	r.consts = map[string]*onnx.Tensor{}
 	for name, t := range r.inits {
 		r.consts[name] = t
 	}
-	r.producer = map[string]*Node{}
+	r.producer = map[string]*onnx.Node{}
 	for _, n := range r.g.Nodes {
 		for _, out := range n.Outputs {
 			r.producer[out] = n
@@ -286,11 +288,11 @@ func (r *reader) checkStructure() error {
 	}
 	r.info.Opset = opset
 	r.info.Producer = strings.TrimSpace(r.m.ProducerName + " " + r.m.ProducerVersion)
-	if g.sparse {
+	if g.HasSparse() {
 		return fmt.Errorf("the graph has sparse initializers, which are not supported")
 	}
 
-	r.inits = map[string]*Tensor{}
+	r.inits = map[string]*onnx.Tensor{}
 	for _, t := range g.Initializers {
 		if t.Name == "" {
 			return fmt.Errorf("the graph has an initializer without a name")
@@ -311,16 +313,16 @@ func (r *reader) checkStructure() error {
 			continue // IR < 4 lists initializers among the inputs
 		}
 		switch in.Name {
-		case InputIDs, AttentionMask, TokenTypeIDs:
+		case onnx.InputIDs, onnx.AttentionMask, onnx.TokenTypeIDs:
 		default:
-			return fmt.Errorf("graph input %q is not supported (an encoder takes %s, %s and optionally %s)", in.Name, InputIDs, AttentionMask, TokenTypeIDs)
+			return fmt.Errorf("graph input %q is not supported (an encoder takes %s, %s and optionally %s)", in.Name, onnx.InputIDs, onnx.AttentionMask, onnx.TokenTypeIDs)
 		}
 		if inputs[in.Name] {
 			return fmt.Errorf("graph input %q is listed twice", in.Name)
 		}
 		r.info.Inputs = append(r.info.Inputs, in.Name)
-		if in.ElemType != Int64 {
-			return fmt.Errorf("graph input %q has element type %s, expected INT64", in.Name, DataTypeName(in.ElemType))
+		if in.ElemType != onnx.Int64 {
+			return fmt.Errorf("graph input %q has element type %s, expected INT64", in.Name, onnx.DataTypeName(in.ElemType))
 		}
 		if in.Dims != nil && len(in.Dims) != 2 {
 			return fmt.Errorf("graph input %q has rank %d, expected 2 ([batch, sequence])", in.Name, len(in.Dims))
@@ -328,25 +330,25 @@ func (r *reader) checkStructure() error {
 		inputs[in.Name] = true
 		defined[in.Name] = true
 	}
-	for _, need := range []string{InputIDs, AttentionMask} {
+	for _, need := range []string{onnx.InputIDs, onnx.AttentionMask} {
 		if !inputs[need] {
 			return fmt.Errorf("the graph has no %q input", need)
 		}
 	}
-	r.info.TokenTypeInput = inputs[TokenTypeIDs]
+	r.info.TokenTypeInput = inputs[onnx.TokenTypeIDs]
 
-	r.consumers = map[string][]*Node{}
+	r.consumers = map[string][]*onnx.Node{}
 	for _, n := range g.Nodes {
 		if n.Domain != "" && n.Domain != "ai.onnx" {
 			return fmt.Errorf("%s: operator domain %q is not supported (export without ONNX Runtime graph optimizations, which fuse the encoder into com.microsoft operators)", n, n.Domain)
 		}
 		if !supportedOps[n.OpType] {
-			return fmt.Errorf("%s: operator %q is not supported in an encoder graph (supported: %s)", n, n.OpType, strings.Join(sortedNames(supportedOps), ", "))
+			return fmt.Errorf("%s: operator %q is not supported in an encoder graph (supported: %s)", n, n.OpType, strings.Join(slices.Sorted(maps.Keys(supportedOps)), ", "))
 		}
 		if err := checkAttributes(n); err != nil {
 			return err
 		}
-		if n.OpType == "Cast" && n.AttrInt("to", 0) == Float16 {
+		if n.OpType == "Cast" && n.AttrInt("to", 0) == onnx.Float16 {
 			return fmt.Errorf("%s casts to FLOAT16: the graph computes in float16, and the pure-Go engine computes in float32 only", n)
 		}
 		for _, in := range n.Inputs {
@@ -365,7 +367,7 @@ func (r *reader) checkStructure() error {
 			defined[out] = true
 		}
 	}
-	for _, in := range []string{AttentionMask, TokenTypeIDs} {
+	for _, in := range []string{onnx.AttentionMask, onnx.TokenTypeIDs} {
 		if inputs[in] && len(r.consumers[in]) == 0 {
 			return fmt.Errorf("graph input %q is not used by any node", in)
 		}
@@ -374,37 +376,37 @@ func (r *reader) checkStructure() error {
 	seen := map[string]bool{}
 	for i, out := range g.Outputs {
 		switch out.Name {
-		case LastHiddenState:
+		case onnx.LastHiddenState:
 			if i != 0 {
-				return fmt.Errorf("graph output %q must be the first output", LastHiddenState)
+				return fmt.Errorf("graph output %q must be the first output", onnx.LastHiddenState)
 			}
 			if out.Dims != nil && len(out.Dims) != 3 {
 				return fmt.Errorf("graph output %q has rank %d, expected 3 ([batch, sequence, hidden])", out.Name, len(out.Dims))
 			}
-		case PoolerOutput:
+		case onnx.PoolerOutput:
 			if out.Dims != nil && len(out.Dims) != 2 {
 				return fmt.Errorf("graph output %q has rank %d, expected 2 ([batch, hidden])", out.Name, len(out.Dims))
 			}
 		default:
-			return fmt.Errorf("graph output %q is not supported (expected %s, optionally %s)", out.Name, LastHiddenState, PoolerOutput)
+			return fmt.Errorf("graph output %q is not supported (expected %s, optionally %s)", out.Name, onnx.LastHiddenState, onnx.PoolerOutput)
 		}
-		if out.ElemType != Float {
-			return fmt.Errorf("graph output %q has element type %s, expected FLOAT", out.Name, DataTypeName(out.ElemType))
+		if out.ElemType != onnx.Float {
+			return fmt.Errorf("graph output %q has element type %s, expected FLOAT", out.Name, onnx.DataTypeName(out.ElemType))
 		}
 		if !defined[out.Name] {
 			return fmt.Errorf("graph output %q is not computed by any node", out.Name)
 		}
 		seen[out.Name] = true
 	}
-	if !seen[LastHiddenState] {
-		return fmt.Errorf("the graph has no %q output", LastHiddenState)
+	if !seen[onnx.LastHiddenState] {
+		return fmt.Errorf("the graph has no %q output", onnx.LastHiddenState)
 	}
 	return nil
 }
 
 // checkAttributes refuses attribute values that change what a supported
 // operator computes in ways the pure-Go encoder does not follow.
-func checkAttributes(n *Node) error {
+func checkAttributes(n *onnx.Node) error {
 	switch n.OpType {
 	case "Softmax":
 		if ax := n.AttrInt("axis", -1); ax != -1 && ax != 3 {
@@ -486,7 +488,7 @@ func (r *reader) mapWeights() error {
 
 	// Everything else under its own (Hugging Face) name, as stored.
 	for _, t := range r.g.Initializers {
-		if used[t.Name] || (t.DataType != Float && t.DataType != Float16) {
+		if used[t.Name] || (t.DataType != onnx.Float && t.DataType != onnx.Float16) {
 			continue
 		}
 		name, ok := canonicalName(t.Name)
@@ -529,7 +531,7 @@ func (r *reader) onlyTransposed(value string) bool {
 }
 
 // biasAfter returns the constant added to n's output by an Add node, if any.
-func (r *reader) biasAfter(n *Node) string {
+func (r *reader) biasAfter(n *onnx.Node) string {
 	for _, c := range r.consumers[n.Outputs[0]] {
 		if c.OpType != "Add" || len(c.Inputs) != 2 {
 			continue
@@ -547,7 +549,7 @@ func (r *reader) biasAfter(n *Node) string {
 
 // linearName names the Linear layer weight w used by n: after its bias
 // ("X.bias" -> "X.weight"), else after w's own name.
-func (r *reader) linearName(n *Node, w *Tensor, bias string) (string, error) {
+func (r *reader) linearName(n *onnx.Node, w *onnx.Tensor, bias string) (string, error) {
 	if bias != "" {
 		if b, ok := canonicalName(bias); ok && strings.HasSuffix(b, ".bias") {
 			name := strings.TrimSuffix(b, ".bias") + ".weight"
@@ -564,7 +566,7 @@ func (r *reader) linearName(n *Node, w *Tensor, bias string) (string, error) {
 
 // addWeight decodes t into the set as name, transposing a 2-D [in, out]
 // MatMul operand into [out, in] when transpose is set.
-func (r *reader) addWeight(name string, t *Tensor, transpose bool) error {
+func (r *reader) addWeight(name string, t *onnx.Tensor, transpose bool) error {
 	if prev, dup := r.source[name]; dup {
 		if prev == t.Name {
 			return nil // shared by two nodes
@@ -607,11 +609,11 @@ func (r *reader) checkWeights() error {
 		family = modelfiles.FamilyRoBERTa
 	}
 	for name := range r.set {
-		if _, l, ok := layerIndex(name); ok && l.LayerPrefix == bert.LayoutOf(modelfiles.FamilyDistilBERT).LayerPrefix {
+		if _, l, ok := layerIndex(name); ok && l.LayerPrefix == LayoutOf(modelfiles.FamilyDistilBERT).LayerPrefix {
 			family = modelfiles.FamilyDistilBERT
 		}
 	}
-	mpnet := bert.LayoutOf(modelfiles.FamilyMPNet)
+	mpnet := LayoutOf(modelfiles.FamilyMPNet)
 	if _, ok := r.set[mpnet.RelativeAttentionBias]; ok {
 		family = modelfiles.FamilyMPNet
 	}
@@ -622,7 +624,7 @@ func (r *reader) checkWeights() error {
 		return fmt.Errorf("the graph has MPNet's weights but its position ids are not counted from padding index 1 as MPNet's are (found %d; -1: 0, 1, 2, ...)", r.info.PaddingIdx)
 	}
 	cfg := modelfiles.Config{ModelType: string(family), VocabSize: we.Shape[0], HiddenSize: we.Shape[1], PadTokenID: max(r.info.PaddingIdx, 0)}
-	l := bert.LayoutOf(cfg.Family())
+	l := LayoutOf(cfg.Family())
 	if t, ok := r.set[l.PositionEmbeddings]; ok && len(t.Shape) == 2 {
 		cfg.MaxPositionEmbeddings = t.Shape[0]
 	}
@@ -645,8 +647,8 @@ func (r *reader) checkWeights() error {
 	}
 	_, pooler := r.set[l.Pooler+".weight"]
 	pooler = pooler && l.Pooler != ""
-	want := bert.TensorShapes(cfg, pooler)
-	for _, name := range sortedNames(want) {
+	want := TensorShapes(cfg, pooler)
+	for _, name := range slices.Sorted(maps.Keys(want)) {
 		if _, err := r.set.Get(name, want[name]...); err != nil {
 			return fmt.Errorf("%s weights with hidden size %d and %d layers: %w", family, cfg.HiddenSize, cfg.NumHiddenLayers, err)
 		}
@@ -657,7 +659,7 @@ func (r *reader) checkWeights() error {
 		}
 	}
 	for _, out := range r.g.Outputs {
-		if out.Name == LastHiddenState && len(out.Dims) == 3 && out.Dims[2].Value != 0 && out.Dims[2].Value != int64(cfg.HiddenSize) {
+		if out.Name == onnx.LastHiddenState && len(out.Dims) == 3 && out.Dims[2].Value != 0 && out.Dims[2].Value != int64(cfg.HiddenSize) {
 			return fmt.Errorf("graph output %q has last dimension %d, expected the hidden size %d", out.Name, out.Dims[2].Value, cfg.HiddenSize)
 		}
 	}
@@ -676,9 +678,9 @@ func (r *reader) checkWeights() error {
 // readPositions tells how the graph computes its position ids: 0, 1,
 // 2, ... unless it has a CumSum, which counts the tokens that are not
 // padding; the padding index is then the constant input_ids is compared
-// with (Equal), which Info.PaddingIdx records.
+// with (Equal), which ONNXInfo.PaddingIdx records.
 func (r *reader) readPositions() error {
-	var cumsums []*Node
+	var cumsums []*onnx.Node
 	for _, n := range r.g.Nodes {
 		if n.OpType == "CumSum" {
 			cumsums = append(cumsums, n)
@@ -697,12 +699,12 @@ func (r *reader) readPositions() error {
 		return fmt.Errorf("%s: the cumulative sum must run over the sequence axis (1)", cumsums[0])
 	}
 	pad, found := int64(0), false
-	for _, n := range r.consumers[InputIDs] {
+	for _, n := range r.consumers[onnx.InputIDs] {
 		if n.OpType != "Equal" || len(n.Inputs) != 2 {
 			continue
 		}
 		other := n.Inputs[1]
-		if other == InputIDs {
+		if other == onnx.InputIDs {
 			other = n.Inputs[0]
 		}
 		v, ok := r.scalarInt(other)
@@ -725,16 +727,16 @@ func (r *reader) readPositions() error {
 }
 
 // checkRelativeBuckets checks that an MPNet graph takes its relative-
-// position buckets from a precomputed table as Export writes it: the
+// position buckets from a precomputed table as ExportONNX writes it: the
 // bias table is gathered with indices gathered from an int64 table T by
-// (key - query) + C, where T[C+d] is bert.RelativePositionBucket(d) for
+// (key - query) + C, where T[C+d] is RelativePositionBucket(d) for
 // every distance d a sequence of the graph's length can have.
 func (r *reader) checkRelativeBuckets() error {
 	if r.info.Family != modelfiles.FamilyMPNet {
 		return nil
 	}
-	name := r.source[bert.LayoutOf(modelfiles.FamilyMPNet).RelativeAttentionBias]
-	var gathers []*Node
+	name := r.source[LayoutOf(modelfiles.FamilyMPNet).RelativeAttentionBias]
+	var gathers []*onnx.Node
 	for _, n := range r.consumers[name] {
 		if n.OpType == "Gather" && len(n.Inputs) == 2 && n.Inputs[0] == name {
 			gathers = append(gathers, n)
@@ -774,7 +776,7 @@ func (r *reader) checkRelativeBuckets() error {
 		return refuse(fmt.Sprintf("a table of %d buckets with offset %d does not cover the distances of %d tokens", len(buckets), off, n))
 	}
 	for i, b := range buckets {
-		if want := bert.RelativePositionBucket(i - int(off)); b != int64(want) {
+		if want := RelativePositionBucket(i - int(off)); b != int64(want) {
 			return refuse(fmt.Sprintf("distance %d has bucket %d, MPNet's is %d", i-int(off), b, want))
 		}
 	}
@@ -821,7 +823,7 @@ func (r *reader) checkActivations() error {
 	return nil
 }
 
-// readHyperparameters fills Info.Heads and Info.Epsilon from constants in
+// readHyperparameters fills ONNXInfo.Heads and ONNXInfo.Epsilon from constants in
 // the graph, where it can.
 func (r *reader) readHyperparameters() {
 	h := r.info.Hidden
@@ -884,7 +886,7 @@ func (r *reader) readHyperparameters() {
 // Heads and LayerNormEps
 // are 0 where the graph does not say them, which Config.Validate refuses:
 // config.json must then supply them.
-func (in *Info) Config() modelfiles.Config {
+func (in *ONNXInfo) Config() modelfiles.Config {
 	c := modelfiles.Config{
 		ModelType:                   string(in.Family),
 		VocabSize:                   in.Vocab,

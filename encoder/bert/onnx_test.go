@@ -1,4 +1,4 @@
-package onnx
+package bert
 
 import (
 	"encoding/binary"
@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/encoder/bert/berttest"
+	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/internal/float16"
@@ -17,8 +17,8 @@ import (
 	"github.com/dreval/dreval/modelfiles"
 )
 
-// tinyConfig is a two-layer BERT small enough to build in every test.
-var tinyConfig = modelfiles.Config{
+// onnxTinyConfig is a two-layer BERT small enough to build in every test.
+var onnxTinyConfig = modelfiles.Config{
 	VocabSize: 50, HiddenSize: 8, NumHiddenLayers: 2, NumAttentionHeads: 2,
 	IntermediateSize: 12, HiddenAct: "gelu", MaxPositionEmbeddings: 16,
 	TypeVocabSize: 2, LayerNormEps: 1e-12, ModelType: "bert",
@@ -29,7 +29,7 @@ var tinyConfig = modelfiles.Config{
 func randomWeights(cfg modelfiles.Config, pooler bool, seed uint64) tensor.Set {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	set := tensor.Set{}
-	for name, shape := range bert.TensorShapes(cfg, pooler) {
+	for name, shape := range TensorShapes(cfg, pooler) {
 		t := tensor.New(shape...)
 		for i := range t.Data {
 			t.Data[i] = float32(rng.NormFloat64() * 0.1)
@@ -41,7 +41,7 @@ func randomWeights(cfg modelfiles.Config, pooler bool, seed uint64) tensor.Set {
 
 func exportBytes(t testing.TB, set tensor.Set, cfg modelfiles.Config, opset int) []byte {
 	t.Helper()
-	m, err := Export(set, cfg, ExportOptions{Opset: opset})
+	m, err := ExportONNX(set, cfg, ONNXOptions{Opset: opset})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,27 +104,27 @@ func TestExportReadRoundTrip(t *testing.T) {
 		{"opset21", 21, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			want := randomWeights(tinyConfig, c.pooler, 1)
-			got, info, err := ReadWeights(exportBytes(t, want, tinyConfig, c.opset))
+			want := randomWeights(onnxTinyConfig, c.pooler, 1)
+			got, info, err := ReadONNX(exportBytes(t, want, onnxTinyConfig, c.opset))
 			if err != nil {
 				t.Fatal(err)
 			}
 			sameSet(t, got, want)
-			if err := info.CheckConfig(tinyConfig); err != nil {
+			if err := info.CheckConfig(onnxTinyConfig); err != nil {
 				t.Error(err)
 			}
 			if info.Opset != int64(c.opset) || info.Heads != 2 || info.Pooler != c.pooler || !info.TokenTypeInput {
 				t.Errorf("info = %+v", info)
 			}
-			if float32(info.Epsilon) != float32(tinyConfig.LayerNormEps) {
-				t.Errorf("epsilon read as %g, want %g", info.Epsilon, tinyConfig.LayerNormEps)
+			if float32(info.Epsilon) != float32(onnxTinyConfig.LayerNormEps) {
+				t.Errorf("epsilon read as %g, want %g", info.Epsilon, onnxTinyConfig.LayerNormEps)
 			}
 		})
 	}
 }
 
 func TestCheckConfigReportsMismatch(t *testing.T) {
-	_, info, err := ReadWeights(exportBytes(t, randomWeights(tinyConfig, false, 1), tinyConfig, 14))
+	_, info, err := ReadONNX(exportBytes(t, randomWeights(onnxTinyConfig, false, 1), onnxTinyConfig, 14))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestCheckConfigReportsMismatch(t *testing.T) {
 		{func(c *modelfiles.Config) { c.LayerNormEps = 1e-5 }, "layer_norm_eps"},
 		{func(c *modelfiles.Config) { c.VocabSize = 51 }, "vocab_size"},
 	} {
-		cfg := tinyConfig
+		cfg := onnxTinyConfig
 		c.edit(&cfg)
 		if err := info.CheckConfig(cfg); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("CheckConfig error = %v, want one naming %s", err, c.want)
@@ -148,29 +148,29 @@ func TestCheckConfigReportsMismatch(t *testing.T) {
 func TestExportRefusesBadWeights(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		edit func(tensor.Set, *modelfiles.Config, *ExportOptions)
+		edit func(tensor.Set, *modelfiles.Config, *ONNXOptions)
 		want string
 	}{
-		{"missing", func(s tensor.Set, _ *modelfiles.Config, _ *ExportOptions) {
+		{"missing", func(s tensor.Set, _ *modelfiles.Config, _ *ONNXOptions) {
 			delete(s, "encoder.layer.1.output.dense.bias")
 		}, `"encoder.layer.1.output.dense.bias" is missing`},
-		{"misshapen", func(s tensor.Set, _ *modelfiles.Config, _ *ExportOptions) {
+		{"misshapen", func(s tensor.Set, _ *modelfiles.Config, _ *ONNXOptions) {
 			s["embeddings.LayerNorm.weight"] = tensor.New(7)
 		}, `"embeddings.LayerNorm.weight" has shape [7]`},
-		{"extra-layer", func(s tensor.Set, _ *modelfiles.Config, _ *ExportOptions) {
+		{"extra-layer", func(s tensor.Set, _ *modelfiles.Config, _ *ONNXOptions) {
 			s["encoder.layer.2.output.dense.bias"] = tensor.New(8)
 		}, `"encoder.layer.2.output.dense.bias" is not part of a bert backbone with 2 layers`},
-		{"two-backbones", func(s tensor.Set, _ *modelfiles.Config, _ *ExportOptions) {
+		{"two-backbones", func(s tensor.Set, _ *modelfiles.Config, _ *ONNXOptions) {
 			s["bert.embeddings.word_embeddings.weight"] = s["embeddings.word_embeddings.weight"]
 		}, `several bert backbones, under the prefixes "", "bert."`},
-		{"wrong-prefix", func(_ tensor.Set, _ *modelfiles.Config, o *ExportOptions) { o.Prefix = "roberta." }, `tensor "roberta.embeddings.LayerNorm.bias" is missing`},
-		{"opset", func(_ tensor.Set, _ *modelfiles.Config, o *ExportOptions) { o.Opset = 13 }, "opset 13 is not supported"},
-		{"config", func(_ tensor.Set, c *modelfiles.Config, _ *ExportOptions) { c.NumAttentionHeads = 3 }, "not a multiple"},
+		{"wrong-prefix", func(_ tensor.Set, _ *modelfiles.Config, o *ONNXOptions) { o.Prefix = "roberta." }, `tensor "roberta.embeddings.LayerNorm.bias" is missing`},
+		{"opset", func(_ tensor.Set, _ *modelfiles.Config, o *ONNXOptions) { o.Opset = 13 }, "opset 13 is not supported"},
+		{"config", func(_ tensor.Set, c *modelfiles.Config, _ *ONNXOptions) { c.NumAttentionHeads = 3 }, "not a multiple"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			set, cfg, opt := randomWeights(tinyConfig, false, 1), tinyConfig, ExportOptions{}
+			set, cfg, opt := randomWeights(onnxTinyConfig, false, 1), onnxTinyConfig, ONNXOptions{}
 			c.edit(set, &cfg, &opt)
-			_, err := Export(set, cfg, opt)
+			_, err := ExportONNX(set, cfg, opt)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error = %v, want one containing %q", err, c.want)
 			}
@@ -179,12 +179,12 @@ func TestExportRefusesBadWeights(t *testing.T) {
 }
 
 func TestExportAcceptsPrefixedNamesAndPositionIDs(t *testing.T) {
-	want := randomWeights(tinyConfig, false, 2)
+	want := randomWeights(onnxTinyConfig, false, 2)
 	prefixed := tensor.Set{"bert.embeddings.position_ids": tensor.New(1, 16)}
 	for name, tt := range want {
 		prefixed["bert."+name] = tt
 	}
-	got, _, err := ReadWeights(exportBytes(t, prefixed, tinyConfig, 14))
+	got, _, err := ReadONNX(exportBytes(t, prefixed, onnxTinyConfig, 14))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestExportAcceptsPrefixedNamesAndPositionIDs(t *testing.T) {
 // hfStyle rewrites one of our exports the way torch.onnx/optimum name
 // things: anonymous MatMul weights, a module prefix on named weights, bias
 // first in the Add, and (optionally) FLOAT16 or float_data storage.
-func hfStyle(m *Model, storage string) {
+func hfStyle(m *onnx.Model, storage string) {
 	rename := map[string]string{}
 	for i, t := range m.Graph.Initializers {
 		switch {
@@ -203,7 +203,7 @@ func hfStyle(m *Model, storage string) {
 		case isBackboneName(t.Name):
 			rename[t.Name] = "0.auto_model." + t.Name
 		}
-		if t.DataType != Float {
+		if t.DataType != onnx.Float {
 			continue
 		}
 		vals, _ := t.Float32()
@@ -215,9 +215,9 @@ func hfStyle(m *Model, storage string) {
 			for j, v := range vals {
 				binary.LittleEndian.PutUint16(raw[2*j:], floatToHalf(v))
 			}
-			t.DataType, t.RawData = Float16, raw
+			t.DataType, t.RawData = onnx.Float16, raw
 		case "float16-int32":
-			t.DataType, t.RawData = Float16, nil
+			t.DataType, t.RawData = onnx.Float16, nil
 			for _, v := range vals {
 				t.Int32Data = append(t.Int32Data, int32(floatToHalf(v)))
 			}
@@ -260,8 +260,8 @@ func floatToHalf(f float32) uint16 {
 func TestReadHuggingFaceStyleExport(t *testing.T) {
 	for _, storage := range []string{"raw", "float_data", "float16", "float16-int32"} {
 		t.Run(storage, func(t *testing.T) {
-			want := randomWeights(tinyConfig, true, 3)
-			m, err := Export(want, tinyConfig, ExportOptions{Opset: 14})
+			want := randomWeights(onnxTinyConfig, true, 3)
+			m, err := ExportONNX(want, onnxTinyConfig, ONNXOptions{Opset: 14})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -273,7 +273,7 @@ func TestReadHuggingFaceStyleExport(t *testing.T) {
 					}
 				}
 			}
-			got, _, err := ReadWeights(m.Marshal())
+			got, _, err := ReadONNX(m.Marshal())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -284,13 +284,13 @@ func TestReadHuggingFaceStyleExport(t *testing.T) {
 
 func TestReadGemmPooler(t *testing.T) {
 	// torch.onnx writes the pooler as Gemm(x, W [out, in], b, transB=1).
-	want := randomWeights(tinyConfig, true, 4)
-	m, err := Export(want, tinyConfig, ExportOptions{})
+	want := randomWeights(onnxTinyConfig, true, 4)
+	m, err := ExportONNX(want, onnxTinyConfig, ONNXOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := m.Graph
-	var nodes []*Node
+	var nodes []*onnx.Node
 	for _, n := range g.Nodes {
 		switch n.Name {
 		case "pooler/dense/MatMul":
@@ -298,7 +298,7 @@ func TestReadGemmPooler(t *testing.T) {
 		case "pooler/dense/Add":
 			n.OpType = "Gemm"
 			n.Inputs = []string{"pooler/Gather", "pooler.dense.weight", "pooler.dense.bias"}
-			n.Attrs = []*Attribute{intAttr("transB", 1)}
+			n.Attrs = []*onnx.Attribute{intAttr("transB", 1)}
 		}
 		nodes = append(nodes, n)
 	}
@@ -310,10 +310,10 @@ func TestReadGemmPooler(t *testing.T) {
 			for j, v := range w.Data {
 				binary.LittleEndian.PutUint32(raw[4*j:], math.Float32bits(v))
 			}
-			g.Initializers[i] = &Tensor{Name: "pooler.dense.weight", DataType: Float, Dims: []int64{8, 8}, RawData: raw}
+			g.Initializers[i] = &onnx.Tensor{Name: "pooler.dense.weight", DataType: onnx.Float, Dims: []int64{8, 8}, RawData: raw}
 		}
 	}
-	got, _, err := ReadWeights(m.Marshal())
+	got, _, err := ReadONNX(m.Marshal())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestReadGemmPooler(t *testing.T) {
 // TestReadRefusesUnsupportedGraphs edits a valid export in one way each and
 // checks the error names what is wrong.
 func TestReadRefusesUnsupportedGraphs(t *testing.T) {
-	node := func(m *Model, name string) *Node {
+	node := func(m *onnx.Model, name string) *onnx.Node {
 		for _, n := range m.Graph.Nodes {
 			if n.Name == name {
 				return n
@@ -334,72 +334,72 @@ func TestReadRefusesUnsupportedGraphs(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		edit func(m *Model)
+		edit func(m *onnx.Model)
 		want string
 	}{
-		{"fused-op", func(m *Model) {
+		{"fused-op", func(m *onnx.Model) {
 			n := node(m, "layer0/gelu/Erf")
 			n.OpType, n.Domain = "FastGelu", "com.microsoft"
 		}, `com.microsoft:FastGelu node "layer0/gelu/Erf": operator domain "com.microsoft" is not supported`},
-		{"unknown-op", func(m *Model) { node(m, "layer1/gelu/Erf").OpType = "Sigmoid" }, `Sigmoid node "layer1/gelu/Erf": operator "Sigmoid" is not supported`},
-		{"mixed-activations", func(m *Model) { node(m, "layer1/gelu/Erf").OpType = "Tanh" }, "the graph has 1 Erf/Gelu, 1 Tanh and 0 Relu nodes (pooler aside) for 2 layers"},
-		{"softmax-axis", func(m *Model) { node(m, "layer0/scores/Softmax").Attrs[0].I = 1 }, `Softmax node "layer0/scores/Softmax": softmax over axis 1`},
-		{"extra-input", func(m *Model) {
-			m.Graph.Inputs = append(m.Graph.Inputs, &ValueInfo{Name: "position_ids", ElemType: Int64})
+		{"unknown-op", func(m *onnx.Model) { node(m, "layer1/gelu/Erf").OpType = "Sigmoid" }, `Sigmoid node "layer1/gelu/Erf": operator "Sigmoid" is not supported`},
+		{"mixed-activations", func(m *onnx.Model) { node(m, "layer1/gelu/Erf").OpType = "Tanh" }, "the graph has 1 Erf/Gelu, 1 Tanh and 0 Relu nodes (pooler aside) for 2 layers"},
+		{"softmax-axis", func(m *onnx.Model) { node(m, "layer0/scores/Softmax").Attrs[0].I = 1 }, `Softmax node "layer0/scores/Softmax": softmax over axis 1`},
+		{"extra-input", func(m *onnx.Model) {
+			m.Graph.Inputs = append(m.Graph.Inputs, &onnx.ValueInfo{Name: "position_ids", ElemType: onnx.Int64})
 		}, `graph input "position_ids" is not supported`},
-		{"no-mask", func(m *Model) { m.Graph.Inputs = m.Graph.Inputs[:1] }, `the graph has no "attention_mask" input`},
-		{"float-ids", func(m *Model) { m.Graph.Inputs[0].ElemType = Float }, `graph input "input_ids" has element type FLOAT, expected INT64`},
-		{"ids-rank", func(m *Model) { m.Graph.Inputs[0].Dims = []Dim{{Param: "batch"}} }, `graph input "input_ids" has rank 1`},
-		{"output-name", func(m *Model) { m.Graph.Outputs[0].Name = "logits" }, `graph output "logits" is not supported`},
-		{"output-rank", func(m *Model) { m.Graph.Outputs[0].Dims = m.Graph.Outputs[0].Dims[:2] }, `has rank 2, expected 3`},
-		{"output-width", func(m *Model) { m.Graph.Outputs[0].Dims[2].Value = 9 }, `last dimension 9, expected the hidden size 8`},
-		{"opset", func(m *Model) { m.Opsets[""] = 9 }, "ONNX opset 9 is not supported"},
-		{"no-opset", func(m *Model) { delete(m.Opsets, "") }, "imports no version of the default ONNX operator set"},
-		{"unknown-weight", func(m *Model) {
-			m.Graph.Initializers = append(m.Graph.Initializers, &Tensor{Name: "classifier.weight", DataType: Float, Dims: []int64{2, 8}, RawData: make([]byte, 64)})
+		{"no-mask", func(m *onnx.Model) { m.Graph.Inputs = m.Graph.Inputs[:1] }, `the graph has no "attention_mask" input`},
+		{"float-ids", func(m *onnx.Model) { m.Graph.Inputs[0].ElemType = onnx.Float }, `graph input "input_ids" has element type FLOAT, expected INT64`},
+		{"ids-rank", func(m *onnx.Model) { m.Graph.Inputs[0].Dims = []onnx.Dim{{Param: "batch"}} }, `graph input "input_ids" has rank 1`},
+		{"output-name", func(m *onnx.Model) { m.Graph.Outputs[0].Name = "logits" }, `graph output "logits" is not supported`},
+		{"output-rank", func(m *onnx.Model) { m.Graph.Outputs[0].Dims = m.Graph.Outputs[0].Dims[:2] }, `has rank 2, expected 3`},
+		{"output-width", func(m *onnx.Model) { m.Graph.Outputs[0].Dims[2].Value = 9 }, `last dimension 9, expected the hidden size 8`},
+		{"opset", func(m *onnx.Model) { m.Opsets[""] = 9 }, "ONNX opset 9 is not supported"},
+		{"no-opset", func(m *onnx.Model) { delete(m.Opsets, "") }, "imports no version of the default ONNX operator set"},
+		{"unknown-weight", func(m *onnx.Model) {
+			m.Graph.Initializers = append(m.Graph.Initializers, &onnx.Tensor{Name: "classifier.weight", DataType: onnx.Float, Dims: []int64{2, 8}, RawData: make([]byte, 64)})
 		}, `initializer "classifier.weight" (shape [2 8]) is not an encoder weight`},
-		{"missing-weight", func(m *Model) {
+		{"missing-weight", func(m *onnx.Model) {
 			for _, t := range m.Graph.Initializers {
 				if t.Name == "encoder.layer.1.output.LayerNorm.bias" {
 					t.Name = "unused"
 				}
 			}
 		}, `reads "encoder.layer.1.output.LayerNorm.bias", which no graph input`},
-		{"int8-weight", func(m *Model) {
+		{"int8-weight", func(m *onnx.Model) {
 			for _, t := range m.Graph.Initializers {
 				if t.Name == "encoder.layer.0.intermediate.dense.weight_transposed" {
-					t.DataType = Int8
+					t.DataType = onnx.Int8
 				}
 			}
 		}, `tensor "encoder.layer.0.intermediate.dense.weight_transposed" has element type INT8`},
-		{"short-raw-data", func(m *Model) {
+		{"short-raw-data", func(m *onnx.Model) {
 			for _, t := range m.Graph.Initializers {
 				if t.Name == "embeddings.word_embeddings.weight" {
 					t.RawData = t.RawData[:len(t.RawData)-4]
 				}
 			}
 		}, `tensor "embeddings.word_embeddings.weight" (FLOAT, shape [50 8]) has 1596 bytes of raw_data, expected 1600`},
-		{"external-data", func(m *Model) {
+		{"external-data", func(m *onnx.Model) {
 			for _, t := range m.Graph.Initializers {
 				if t.Name == "embeddings.word_embeddings.weight" {
 					t.External = true
 				}
 			}
 		}, "external data file"},
-		{"undefined-value", func(m *Model) { node(m, "layer0/query/Reshape").Inputs[0] = "nowhere" }, `Reshape node "layer0/query/Reshape" reads "nowhere"`},
-		{"cycle", func(m *Model) {
+		{"undefined-value", func(m *onnx.Model) { node(m, "layer0/query/Reshape").Inputs[0] = "nowhere" }, `Reshape node "layer0/query/Reshape" reads "nowhere"`},
+		{"cycle", func(m *onnx.Model) {
 			n := node(m, "embeddings/Add")
 			n.Inputs[0] = "embeddings/Add_1"
 		}, `reads "embeddings/Add_1", which no graph input`},
-		{"unused-mask", func(m *Model) { node(m, "mask/Cast").Inputs[0] = "input_ids" }, `graph input "attention_mask" is not used by any node`},
+		{"unused-mask", func(m *onnx.Model) { node(m, "mask/Cast").Inputs[0] = "input_ids" }, `graph input "attention_mask" is not used by any node`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := Export(randomWeights(tinyConfig, false, 5), tinyConfig, ExportOptions{})
+			m, err := ExportONNX(randomWeights(onnxTinyConfig, false, 5), onnxTinyConfig, ONNXOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			c.edit(m)
-			_, _, err = ReadWeights(m.Marshal())
+			_, _, err = ReadONNX(m.Marshal())
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error = %v\nwant one containing %s", err, c.want)
 			}
@@ -408,7 +408,7 @@ func TestReadRefusesUnsupportedGraphs(t *testing.T) {
 }
 
 func TestReadRefusesGarbage(t *testing.T) {
-	valid := exportBytes(t, randomWeights(tinyConfig, false, 6), tinyConfig, 14)
+	valid := exportBytes(t, randomWeights(onnxTinyConfig, false, 6), onnxTinyConfig, 14)
 	cases := map[string][]byte{
 		"empty":      nil,
 		"text":       []byte("this is not an onnx file\n"),
@@ -423,28 +423,11 @@ func TestReadRefusesGarbage(t *testing.T) {
 	}
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
-			set, info, err := ReadWeights(data)
+			set, info, err := ReadONNX(data)
 			if err == nil {
 				t.Fatalf("ReadWeights accepted %d bytes of garbage: %d tensors, %+v", len(data), len(set), info)
 			}
 		})
-	}
-}
-
-func TestHalfToFloat(t *testing.T) {
-	for _, c := range []struct {
-		h    uint16
-		want float32
-	}{
-		{0x0000, 0}, {0x3c00, 1}, {0xc000, -2}, {0x7bff, 65504}, {0x0001, 5.9604645e-08},
-		{0x3555, 0.33325195}, {0x7c00, float32(math.Inf(1))}, {0xfc00, float32(math.Inf(-1))},
-	} {
-		if got := float16.ToFloat32(c.h); got != c.want {
-			t.Errorf("float16.ToFloat32(%#04x) = %v, want %v", c.h, got, c.want)
-		}
-	}
-	if v := float16.ToFloat32(0x7e00); v == v {
-		t.Errorf("float16.ToFloat32(NaN) = %v", v)
 	}
 }
 
@@ -459,10 +442,10 @@ func TestMiniLMRoundTrip(t *testing.T) {
 	cfg := readConfig(t, filepath.Join(dir, "config.json"))
 	for _, opset := range []int{14, 17} {
 		path := filepath.Join(t.TempDir(), "model.onnx")
-		if err := WriteFile(path, f.Tensors, cfg, ExportOptions{Opset: opset}); err != nil {
+		if err := WriteONNX(path, f.Tensors, cfg, ONNXOptions{Opset: opset}); err != nil {
 			t.Fatal(err)
 		}
-		got, info, err := ReadFile(path)
+		got, info, err := ReadONNXFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -470,7 +453,7 @@ func TestMiniLMRoundTrip(t *testing.T) {
 		if err := info.CheckConfig(cfg); err != nil {
 			t.Errorf("opset %d: %v", opset, err)
 		}
-		if _, err := bert.New(cfg, got); err != nil {
+		if _, err := New(cfg, got); err != nil {
 			t.Errorf("opset %d: bert.New on the weights read back: %v", opset, err)
 		}
 	}
@@ -478,12 +461,12 @@ func TestMiniLMRoundTrip(t *testing.T) {
 
 // FuzzReadWeights feeds arbitrary bytes to the ONNX reader: it must return
 // weights or an error, never panic; and whatever it accepts must be a
-// complete weight set of the family it reports, which bert.New takes.
+// complete weight set of the family it reports, which New takes.
 //
 // The seeds are the smallest exports of each family (one layer, hidden
 // size 2, a vocabulary of three or four ids: 7-10 KB, mostly the graph)
 // so that mutating and minimising them stays cheap and the fuzzer runs
-// thousands of inputs a second; tinyConfig's exports (24 KB) ran a few
+// thousands of inputs a second; onnxTinyConfig's exports (24 KB) ran a few
 // hundred.
 func FuzzReadWeights(f *testing.F) {
 	seedConfig := modelfiles.Config{VocabSize: 3, HiddenSize: 2, NumHiddenLayers: 1, NumAttentionHeads: 1,
@@ -494,11 +477,11 @@ func FuzzReadWeights(f *testing.F) {
 	f.Add(valid[:len(valid)/3])
 	f.Add([]byte{0x08, 0x07, 0x3a, 0x00})
 	for _, layout := range []string{"roberta-base", "distilbert-base-uncased", "all-mpnet-base-v2"} {
-		cp, cfg := checkpoint(f, layout, berttest.Sizes{Vocab: 4, Hidden: 2, Layers: 1, Heads: 1, Intermediate: 2, Positions: 4}, nil)
+		cp, cfg := onnxCheckpoint(f, layout, berttest.Sizes{Vocab: 4, Hidden: 2, Layers: 1, Heads: 1, Intermediate: 2, Positions: 4}, nil)
 		f.Add(exportBytes(f, cp.Tensors, cfg, 14))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		set, info, err := ReadWeights(data)
+		set, info, err := ReadONNX(data)
 		if err != nil {
 			return
 		}
@@ -507,7 +490,7 @@ func FuzzReadWeights(f *testing.F) {
 		if info.Heads == 0 && info.Family == modelfiles.FamilyMPNet {
 			t.Fatalf("MPNet graph without a head count: %+v", info)
 		}
-		if _, err := bert.New(cfg, set); err != nil {
+		if _, err := New(cfg, set); err != nil {
 			t.Fatalf("accepted weights that bert.New refuses: %v (info %+v)", err, info)
 		}
 	})
