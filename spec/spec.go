@@ -152,9 +152,6 @@ func Parse(b []byte, name string) (*Spec, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s: more than one JSON value", name)
-	}
 	if err := s.Check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
