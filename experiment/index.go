@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/metrics"
 	"github.com/dreval/dreval/perturb"
 	"github.com/dreval/dreval/retrieval"
@@ -256,7 +257,7 @@ func encodeCorpus(ctx context.Context, m *Model, corpus []dataset.Doc, passageTe
 // embed embeds seqs with emb in batches of bs (0: 32) of similar length
 // (sorted by length, to cut padding), returning the vectors in the order
 // of seqs. name names an input in errors.
-func embed(ctx context.Context, emb Embedder, bs int, seqs [][]int32, tick func(int), name func(int) string) (*retrieval.Matrix, error) {
+func embed(ctx context.Context, emb encoder.Embedder, bs int, seqs [][]int32, tick func(int), name func(int) string) (*retrieval.Matrix, error) {
 	dim := emb.Dim()
 	order := make([]int, len(seqs))
 	for i := range order {

@@ -34,14 +34,6 @@ type Swapper interface {
 	Swapped(pairs [][2]int32) (Tokenizer, error)
 }
 
-// Embedder turns token-id sequences into pooled, L2-normalised vectors.
-type Embedder interface {
-	// EmbedIDs returns one vector of Dim values per sequence.
-	EmbedIDs(ids [][]int32) ([][]float32, error)
-	// Dim is the vector length.
-	Dim() int
-}
-
 // Kind says how a model retrieves (results.Kind).
 type Kind = results.Kind
 
@@ -71,7 +63,7 @@ type Tower struct {
 	// perturbations act on the query tower's ids.
 	Tokenizer Tokenizer
 	// Embedder embeds (dense models).
-	Embedder Embedder
+	Embedder encoder.Embedder
 	// Fingerprint identifies the tower's weights and settings (its
 	// prompt, maximum length and engine included, its tokenizer not); the
 	// document tower's keys the corpus embedding cache with the corpus
@@ -131,7 +123,7 @@ type Model struct {
 // DenseModel returns a single-tower dense model: both sides tokenize with tok
 // and embed with emb, scored by cosine, the whole model identified by
 // fingerprint.
-func DenseModel(name, fingerprint, engine string, tok Tokenizer, emb Embedder) *Model {
+func DenseModel(name, fingerprint, engine string, tok Tokenizer, emb encoder.Embedder) *Model {
 	t := Tower{Tokenizer: tok, Embedder: emb, Fingerprint: fingerprint, Engine: engine}
 	return &Model{Name: name, Kind: Dense, Fingerprint: fingerprint, Engine: engine, Query: t, Document: t, Score: Cosine, Towers: 1}
 }

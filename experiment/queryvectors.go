@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/retrieval"
 )
 
@@ -146,7 +147,7 @@ func CheckQueryVectors(m *Model, queries []dataset.Query, meta QueryVectorsMeta,
 // WithQueryVectors returns emb answering the sequences v holds vectors
 // of with those, and embedding only the others with emb. Run's dense
 // search takes the known sequences out before it batches the rest.
-func WithQueryVectors(emb Embedder, v *QueryVectors) Embedder {
+func WithQueryVectors(emb encoder.Embedder, v *QueryVectors) encoder.Embedder {
 	return &knownEmbedder{Embedder: emb, v: v}
 }
 
@@ -157,7 +158,7 @@ type knowsVectors interface {
 }
 
 type knownEmbedder struct {
-	Embedder
+	encoder.Embedder
 	v *QueryVectors
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dreval/dreval/dataset"
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/experiment/experimenttest"
 	"github.com/dreval/dreval/retrieval"
@@ -78,7 +79,7 @@ func countDistinct(seqs [][]int32) int {
 
 // recordingEmbedder records every query sequence it embeds.
 type recordingEmbedder struct {
-	experiment.Embedder
+	encoder.Embedder
 	seen map[string]bool
 }
 

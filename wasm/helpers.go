@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall/js"
 
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/experiment"
 )
@@ -89,7 +90,7 @@ func (p *peer) call(id int, msg map[string]any) <-chan js.Value {
 // they work, then collects theirs. Each sequence's vector does not depend
 // on the chunk it is in.
 type helperEmbedder struct {
-	local  experiment.Embedder
+	local  encoder.Embedder
 	model  string
 	engine string // the engine setting the helpers open the model with
 	side   string // the model's side the helpers embed with

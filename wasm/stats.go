@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/experiment"
 )
 
@@ -131,7 +132,7 @@ func (s *encodeStats) totals() (int, time.Duration) {
 
 // countingEmbedder counts an embedder's work into st.
 type countingEmbedder struct {
-	experiment.Embedder
+	encoder.Embedder
 	st *encodeStats
 }
 

@@ -178,10 +178,10 @@ type Embedder struct {
 	Poison func(i int, v []float32)
 }
 
-// Dim implements experiment.Embedder.
+// Dim implements encoder.Embedder.
 func (e *Embedder) Dim() int { return e.D }
 
-// EmbedIDs implements experiment.Embedder.
+// EmbedIDs implements encoder.Embedder.
 func (e *Embedder) EmbedIDs(batch [][]int32) ([][]float32, error) {
 	e.Calls++
 	out := make([][]float32, len(batch))
