@@ -256,9 +256,9 @@ func readQueriesFile(fsys fs.FS, where, name string) ([]Query, error) {
 				return err
 			}
 			if first, dup := seen[q.ID]; dup {
-				return fmt.Errorf("%s:%d: duplicate query id %q (first on line %d)", name, qr.lr.line, q.ID, first)
+				return fmt.Errorf("%s:%d: duplicate query id %q (first on line %d)", name, qr.lr.Line(), q.ID, first)
 			}
-			seen[q.ID] = qr.lr.line
+			seen[q.ID] = qr.lr.Line()
 			queries = append(queries, q)
 		}
 	})

@@ -42,7 +42,7 @@ func NewTextReader(r io.Reader, name string) *CorpusReader {
 }
 
 // Line returns the number of the line the last document was read from.
-func (r *CorpusReader) Line() int { return r.lr.line }
+func (r *CorpusReader) Line() int { return r.lr.Line() }
 
 // Next returns the next document, or io.EOF after the last one.
 func (r *CorpusReader) Next() (Doc, error) {
@@ -105,7 +105,7 @@ func NewQueryReader(r io.Reader, name string) *QueryReader {
 }
 
 // Line returns the number of the line the last query was read from.
-func (r *QueryReader) Line() int { return r.lr.line }
+func (r *QueryReader) Line() int { return r.lr.Line() }
 
 // Next returns the next query, or io.EOF after the last one.
 func (r *QueryReader) Next() (Query, error) {

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/dreval/dreval/internal/lines"
 )
 
 func readAllDocs(t testing.TB, in string) ([]Doc, error) {
@@ -87,8 +89,7 @@ func TestCorpusReaderErrors(t *testing.T) {
 
 func TestLineTooLong(t *testing.T) {
 	long := strings.Repeat("x", 200_000)
-	lr := newLineReader(strings.NewReader("short\n"+long+"\nshort"), "f")
-	lr.max = len(long) // the limit counts the newline too
+	lr := &lineReader{lines.New(strings.NewReader("short\n"+long+"\nshort"), "f", len(long))} // the limit counts the newline too
 	if l, err := lr.next(); err != nil || string(l) != "short" {
 		t.Fatalf("line 1: %q, %v", l, err)
 	}

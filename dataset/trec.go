@@ -89,7 +89,7 @@ func readTSVTopics(r io.Reader, name string) ([]Topic, error) {
 		if first, dup := seen[t.ID]; dup {
 			return nil, lr.errorf("duplicate query id %q (first on line %d)", t.ID, first)
 		}
-		seen[t.ID] = lr.line
+		seen[t.ID] = lr.Line()
 		out = append(out, t)
 	}
 }

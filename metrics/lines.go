@@ -1,65 +1,47 @@
 package metrics
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/dreval/dreval/internal/lines"
 )
 
 // maxLine bounds one input line; longer lines are an error, not a panic or
 // an unbounded allocation.
 const maxLine = 1 << 20
 
-// utf8BOM is the UTF-8 byte order mark some editors (and Windows tools)
-// put at the start of a text file.
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
-
-// lineScanner yields the lines of a file with their 1-based numbers,
-// without the line terminator (\n or \r\n) and without a UTF-8 byte order
-// mark at the start of the file.
+// lineScanner yields the lines of a file with their 1-based numbers
+// (package internal/lines), up to maxLine bytes a line, its errors as
+// ParseErrors.
 type lineScanner struct {
-	name string
-	sc   *bufio.Scanner
+	r    *lines.Reader
 	line int
 }
 
 func newLineScanner(r io.Reader, name string) *lineScanner {
-	sc := bufio.NewScanner(r)
-	initial := 256 << 10
-	// A reader that says it holds less (a strings.Reader of a request's
-	// qrels, a test's input) gets a buffer its size, not 256 KiB.
-	if l, ok := r.(interface{ Len() int }); ok && l.Len() < initial {
-		initial = l.Len() + 1
-	}
-	sc.Buffer(make([]byte, 0, initial), maxLine)
-	return &lineScanner{name: name, sc: sc}
+	return &lineScanner{r: lines.New(r, name, maxLine)}
 }
 
 // next returns the next line, or io.EOF, or a read error naming the file
 // and line.
 func (s *lineScanner) next() ([]byte, error) {
-	if !s.sc.Scan() {
-		err := s.sc.Err()
-		if err == nil {
-			return nil, io.EOF
-		}
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, parseErrorf(s.name, s.line+1, "line longer than %d bytes: expected one record per line", maxLine)
-		}
-		return nil, &ParseError{File: s.name, Line: s.line + 1, Msg: "read: " + err.Error(), Err: err}
+	b, err := s.r.Next()
+	if err == nil {
+		s.line = s.r.Line()
+		return b, nil
 	}
-	s.line++
-	b := s.sc.Bytes()
-	if s.line == 1 {
-		b = bytes.TrimPrefix(b, utf8BOM)
+	var le *lines.Error
+	switch {
+	case errors.As(err, &le) && le.Max > 0:
+		return nil, parseErrorf(le.File, le.Line, "line longer than %d bytes: expected one record per line", maxLine)
+	case errors.As(err, &le):
+		return nil, &ParseError{File: le.File, Line: le.Line, Msg: "read: " + le.Err.Error(), Err: le.Err}
 	}
-	if n := len(b); n > 0 && b[n-1] == '\r' {
-		b = b[:n-1]
-	}
-	return b, nil
+	return nil, err
 }
 
 // isBlank reports whether b holds only spaces and tabs.
