@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # setup-worker.sh installs the local Cloudflare Workers runtime (npm
 # workerd, which ships the workerd binary) into build/node, git-ignored, for
-# the Worker tests (serve/worker). Idempotent: nothing is fetched when the
+# the Worker tests (cloudflare). Idempotent: nothing is fetched when the
 # pinned version is already there.
 #
 # With WRANGLER=1 it also installs wrangler (for "wrangler deploy"; it runs

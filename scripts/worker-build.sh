@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # worker-build.sh ("make worker") builds the Cloudflare Worker into
 # build/worker: worker.mjs, runtime.mjs and wasm_exec.js from
-# syumai/workers' workers-assets-gen, and app.wasm (serve/worker compiled to
-# js/wasm). It first fills serve/worker/bundle (emptied again afterwards) with what the
+# syumai/workers' workers-assets-gen, and app.wasm (cloudflare compiled to
+# js/wasm). It first fills cloudflare/bundle (emptied again afterwards) with what the
 # Worker embeds: the config.json and tokenizer.json of each model in
 # $WORKER_MODELS (default minilm; weights are never bundled) and the demo
 # corpus embeddings, written by "dreval site -app=false -weights=false".
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 
 out="${WORKER_OUT:-build/worker}"
 models="${WORKER_MODELS:-minilm}"
-bundle=serve/worker/bundle
+bundle=cloudflare/bundle
 
 if [ ! -f webapp/static/app.wasm.gz ]; then
   echo "worker-build: warning: webapp/static/app.wasm.gz is missing; the Worker will serve the API without the browser app (run make wasm first)" >&2
@@ -49,7 +49,7 @@ fi
 
 echo "worker-build: workers-assets-gen and GOOS=js GOARCH=wasm go build" >&2
 go tool workers-assets-gen -mode=go -o "$out"
-GOOS=js GOARCH=wasm go build -trimpath -ldflags=-s -tags="$tags" -o "$out/app.wasm" ./serve/worker
+GOOS=js GOARCH=wasm go build -trimpath -ldflags=-s -tags="$tags" -o "$out/app.wasm" ./cloudflare
 size=$(wc -c <"$out/app.wasm")
 gz=$(gzip -9c "$out/app.wasm" | wc -c)
 echo "worker-build: $out/app.wasm $((size / 1024)) KiB ($((gz / 1024)) KiB gzip)" >&2

@@ -1,5 +1,5 @@
 // Package serve is dreval's HTTP API and static file server: the handlers
-// behind "dreval serve" and the Cloudflare Worker (serve/worker), built by
+// behind "dreval serve" and the Cloudflare Worker (cloudflare), built by
 // one constructor, NewMux, from an Options value.
 //
 // Routes:

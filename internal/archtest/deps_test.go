@@ -187,7 +187,7 @@ func TestLeanPackages(t *testing.T) {
 	for _, c := range []struct {
 		pkg, goos, goarch string
 	}{
-		{"serve/worker", "js", "wasm"},
+		{"cloudflare", "js", "wasm"},
 		{"serve", "linux", "amd64"},
 		{"encoder", "linux", "amd64"},
 		{"encoder", "js", "wasm"},

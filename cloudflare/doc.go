@@ -1,4 +1,4 @@
-// Command worker is dreval's Cloudflare Worker: the handlers of package
+// Command cloudflare is dreval's Cloudflare Worker: the handlers of package
 // serve (the browser app, /api/metrics, /api/perturb, the MiniLM tokenizer
 // and the demo embeddings; no /api/encode) compiled to js/wasm with
 // github.com/syumai/workers.
