@@ -56,6 +56,27 @@ const DuReaderCandidates = 50
 
 var conventionNames = []string{"trec", "st", "beir", "dureader"}
 
+// ConventionInfo is one row of the table of conventions: the convention,
+// its name and the reference tool whose numbers it reproduces (what the
+// flags' help and the page's menu say of it).
+type ConventionInfo struct {
+	Convention Convention
+	Name       string
+	Tool       string
+}
+
+// conventionTools are the reference tools, by convention.
+var conventionTools = []string{"trec_eval", "sentence-transformers", "BEIR", "DuReader_retrieval"}
+
+// Conventions returns the table of conventions, in menu order.
+func Conventions() []ConventionInfo {
+	out := make([]ConventionInfo, len(conventionNames))
+	for i, n := range conventionNames {
+		out[i] = ConventionInfo{Convention: Convention(i), Name: n, Tool: conventionTools[i]}
+	}
+	return out
+}
+
 // String returns the convention's name as the CLI spells it.
 func (c Convention) String() string {
 	if c >= 0 && int(c) < len(conventionNames) {

@@ -83,3 +83,27 @@ func PickONNX(files []string, want string) (string, error) {
 	}
 	return "", fmt.Errorf("no ONNX graph %s (ONNX graphs in the folder: %s)", strings.Join(tried, " or "), avail)
 }
+
+// ONNXVariant is one row of the table of ONNX graphs a user chooses from
+// (PickONNX's want) in the page's menu: the name and how the menu shows
+// it. Any model_VARIANT.onnx works with PickONNX; these are the variants
+// Hugging Face's Transformers.js repositories publish.
+type ONNXVariant struct {
+	Want, Label string
+}
+
+// ONNXVariants returns the table of ONNX variants, in menu order, the
+// default ("") first.
+func ONNXVariants() []ONNXVariant {
+	return []ONNXVariant{
+		{"", "default: its weights, else model.onnx, else its only graph"},
+		{"quantized", "int8: onnx/model_quantized.onnx"},
+		{"fp16", "fp16: onnx/model_fp16.onnx"},
+		{"fp32", "fp32: onnx/model.onnx"},
+		{"int8", "onnx/model_int8.onnx"},
+		{"uint8", "onnx/model_uint8.onnx"},
+		{"q4", "onnx/model_q4.onnx"},
+		{"q4f16", "onnx/model_q4f16.onnx"},
+		{"bnb4", "onnx/model_bnb4.onnx"},
+	}
+}

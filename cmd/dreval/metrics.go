@@ -39,7 +39,7 @@ func (f *evalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.qrels, "qrels", "", "relevance judgments `FILE` (TREC \"qid iter docid rel\", or BEIR tsv with or without its header)")
 	fs.StringVar(&f.qrelsFormat, "qrels-format", "auto", "qrels format: auto, trec or beir")
 	fs.Var(&f.measures, "m", "measures (`NAMES`), repeatable or comma-separated: trec/beir map P.5,10 ndcg_cut.10 recall.100 recip_rank Rprec success.1 num_q ... (P alone = trec_eval's default cut-offs; official, all_trec); st accuracy@k precision@k recall@k mrr@k ndcg@k map@k; dureader MRR@10 recall@1 recall@50. Default: trec_eval's official set (implemented part), st's paper set, or dureader's trio")
-	fs.StringVar(&f.convention, "convention", "trec", "metric convention: trec, st, beir or dureader (see METRICS.md)")
+	fs.StringVar(&f.convention, "convention", "trec", "metric `convention`: "+conventionHelp())
 	fs.BoolVar(&f.complete, "c", false, "average over every qrels query; a query missing from the run scores 0 (trec_eval -c)")
 	fs.IntVar(&f.level, "l", 1, "relevance level: a document is relevant when its relevance is >= `N`")
 	fs.StringVar(&f.format, "format", "text", "output format: text, json or csv")
@@ -195,4 +195,14 @@ func runMetrics(env *cliEnv, args []string) error {
 	default:
 		return metrics.WriteTREC(env.stdout, res, *perQuery)
 	}
+}
+
+// conventionHelp lists the conventions of metrics' table with the tool
+// each reproduces: "trec (trec_eval), st (sentence-transformers), ...".
+func conventionHelp() string {
+	var parts []string
+	for _, c := range metrics.Conventions() {
+		parts = append(parts, c.Name+" ("+c.Tool+")")
+	}
+	return strings.Join(parts, ", ")
 }

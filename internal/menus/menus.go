@@ -14,6 +14,8 @@ import (
 	"html"
 	"strings"
 
+	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/modelfiles"
 	"github.com/dreval/dreval/perturb"
 )
 
@@ -36,7 +38,15 @@ func Menus() []Menu {
 			mode.Options = append(mode.Options, Option{Value: string(m.Mode), Label: m.Page})
 		}
 	}
-	return []Menu{mode}
+	convention := Menu{Name: "convention"}
+	for _, c := range metrics.Conventions() {
+		convention.Options = append(convention.Options, Option{Value: c.Name, Label: c.Name + " (" + c.Tool + ")"})
+	}
+	graph := Menu{Name: "model-graph"}
+	for _, v := range modelfiles.ONNXVariants() {
+		graph.Options = append(graph.Options, Option{Value: v.Want, Label: v.Label})
+	}
+	return []Menu{mode, convention, graph}
 }
 
 // Render returns page with every menu of Menus written between its

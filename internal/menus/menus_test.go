@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dreval/dreval/metrics"
+	"github.com/dreval/dreval/modelfiles"
 	"github.com/dreval/dreval/perturb"
 )
 
@@ -27,11 +29,16 @@ func TestPageUpToDate(t *testing.T) {
 	}
 }
 
-// TestModeMenuFromTable checks that the page's mode menu lists every
-// mode of perturb's table the page offers, in the table's order, with its
-// label, and none it does not.
-func TestModeMenuFromTable(t *testing.T) {
-	in := []byte("<select>\n  <!-- menu:mode -->\n  <option>stale</option>\n  <!-- /menu:mode -->\n</select>\n")
+// TestMenusFromTables checks that the page's mode menu lists every mode
+// of perturb's table the page offers, in the table's order, with its
+// label, and none it does not; and that the convention and ONNX graph
+// menus list their tables' rows.
+func TestMenusFromTables(t *testing.T) {
+	var page strings.Builder
+	for _, m := range Menus() {
+		page.WriteString("<select>\n  <!-- menu:" + m.Name + " -->\n  <option>stale</option>\n  <!-- /menu:" + m.Name + " -->\n</select>\n")
+	}
+	in := []byte(page.String())
 	b, err := Render(in)
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +63,16 @@ func TestModeMenuFromTable(t *testing.T) {
 			if !strings.Contains(got, opt+m.Page+"</option>") {
 				t.Errorf("mode %s lacks its label %q", m.Mode, m.Page)
 			}
+		}
+	}
+	for _, c := range metrics.Conventions() {
+		if !strings.Contains(got, `<option value="`+c.Name+`">`+c.Name+` (`+c.Tool+`)</option>`) {
+			t.Errorf("convention %s is missing from the menu", c.Name)
+		}
+	}
+	for _, v := range modelfiles.ONNXVariants() {
+		if !strings.Contains(got, `<option value="`+v.Want+`">`+v.Label+`</option>`) {
+			t.Errorf("ONNX variant %q is missing from the menu", v.Want)
 		}
 	}
 	if again, _ := Render(b); string(again) != got {
