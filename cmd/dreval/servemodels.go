@@ -112,6 +112,9 @@ func (s *serveModels) demo(ctx context.Context, name string) (*serve.DemoData, e
 	if err != nil {
 		return nil, fmt.Errorf("the demo embeddings of %s: %w", name, err)
 	}
+	if src.Warning != "" {
+		s.notef("warning: the demo embeddings of %s: %s", name, src.Warning)
+	}
 	if src.State == experiment.CorpusHit {
 		s.notef("demo embeddings of %s read from %s", name, src.Where)
 	} else {
