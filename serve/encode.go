@@ -114,7 +114,7 @@ func (s *server) encode(ctx context.Context, req *request) (*reply, error) {
 		}
 		vecs, err = func() ([][]float32, error) {
 			defer func() { <-s.sem }()
-			return enc.EmbedIDs(ids)
+			return embedBatches(ctx, enc, ids)
 		}()
 		if err != nil {
 			return nil, err

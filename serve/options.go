@@ -16,6 +16,8 @@ type Encoder interface {
 	// truncated.
 	Tokenize(texts []string) (ids [][]int32, truncated int)
 	// EmbedIDs returns one L2-normalised vector of Dim values per sequence.
+	// /api/encode calls it a batch at a time (at most 32 sequences and
+	// 2048 ids), checking between calls that the request is still wanted.
 	EmbedIDs(ids [][]int32) ([][]float32, error)
 	// Dim is the embedding dimension.
 	Dim() int
