@@ -182,7 +182,7 @@ func (s *server) demoFile(w http.ResponseWriter, r *http.Request) {
 	d, err := s.demoData(ctx, model)
 	if err != nil {
 		if errors.Is(err, ErrUnknownModel) {
-			err = errorf(http.StatusNotFound, "%s: %v", r.URL.Path, err)
+			err = errorf(http.StatusNotFound, "%s: %s", r.URL.Path, scrubPaths(err.Error()))
 		} else if ctx.Err() != nil {
 			err = errorf(http.StatusServiceUnavailable, "%s: the demo embeddings are still being computed; retry shortly", r.URL.Path)
 		}
