@@ -44,6 +44,7 @@ type tokenizerEntry struct {
 // NewMux returns the handler of every route (see the package
 // documentation) configured by opts.
 func NewMux(opts Options) http.Handler {
+	opts.Models = confine(opts.Models)
 	s := &server{
 		opts:   opts,
 		limits: opts.Limits.withDefaults(),
