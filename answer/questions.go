@@ -24,6 +24,11 @@ import (
 //   - DPR's JSON-lines question files (CuratedTREC): {"question", "answer"};
 //   - DPR's tab-separated question files: question<TAB>['answer', ...].
 //
+// A first line with answers under field but neither "query-id" nor
+// "question" is taken for an answers.jsonl line missing its "query-id",
+// and said so; one with neither key of either form is an error naming
+// both.
+//
 // DPR's files carry no ids: a question's id is its 0-based position, as
 // dataset.ReadDPRQuestions numbers it. field must be empty or "answers"
 // for them. name is used in error messages.
@@ -36,8 +41,14 @@ func ReadQuestions(r io.Reader, name, field string) ([]Question, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if hasTopKey(first, "query-id") {
+	// An object with answers but no "question" is an answers.jsonl line
+	// missing its "query-id" (which readAnswersJSONL reports), not a DPR
+	// question file missing its question.
+	if hasTopKey(first, "query-id") || (hasTopKey(first, field) && !hasTopKey(first, "question")) {
 		return readAnswersJSONL(br, name, field)
+	}
+	if isJSONObject(first) && !hasTopKey(first, "question") && !hasTopKey(first, "answer") {
+		return nil, fmt.Errorf(`%s:1: neither "query-id" (an answers.jsonl line: {"query-id": "...", %q: [...]}) nor "question" (a DPR question file: {"question": "...", "answer": [...]})`, name, field)
 	}
 	if field != "answers" {
 		return nil, fmt.Errorf("%s: a DPR question file has no field %q (only its answer list)", name, field)
@@ -95,6 +106,12 @@ func hasTopKey(line []byte, key string) bool {
 			return false
 		}
 	}
+}
+
+// isJSONObject reports whether line is a whole JSON object.
+func isJSONObject(line []byte) bool {
+	var obj map[string]json.RawMessage
+	return json.Unmarshal(line, &obj) == nil
 }
 
 // readAnswersJSONL reads the answers.jsonl form.

@@ -11,8 +11,10 @@ import (
 // CorpusReader reads a BEIR corpus.jsonl one document at a time, so that
 // corpora larger than memory can be streamed. Each non-blank line is a JSON
 // object with an "_id" (required, non-empty; see the package's rule for
-// ids below), a string "text" (required) and "title" (optional); other
-// fields are ignored. It does not check that ids are unique: LoadBEIR
+// ids below), a string "text" and a string "title", of which one may be
+// left out (a document with a title only is embedded as its title, as
+// "dreval encode" reads it: DocText), not both; other fields are
+// ignored. It does not check that ids are unique: LoadBEIR
 // does.
 //
 // An "_id" is a JSON string, or a JSON integer such as 17 (as in
@@ -35,8 +37,9 @@ func NewCorpusReader(r io.Reader, name string) *CorpusReader {
 
 // NewTextReader returns a CorpusReader of r for documents read only for
 // their text, as "dreval encode" embeds them: "_id" may be left out (the
-// document's ID is then empty), and so may "text" when "title" is given;
-// an object with neither "text" nor "title" is an error.
+// document's ID is then empty); as for NewCorpusReader, "text" may be
+// left out when "title" is given, and an object with neither is an
+// error.
 func NewTextReader(r io.Reader, name string) *CorpusReader {
 	return &CorpusReader{lr: newLineReader(r, name), textOnly: true}
 }
@@ -62,10 +65,10 @@ func (r *CorpusReader) Next() (Doc, error) {
 		return Doc{}, jsonError(r.lr, err)
 	}
 	var d Doc
+	if raw.Text == nil && raw.Title == nil {
+		return Doc{}, r.lr.errorf("the object has neither %q nor %q", "text", "title")
+	}
 	if r.textOnly {
-		if raw.Text == nil && raw.Title == nil {
-			return Doc{}, r.lr.errorf("the object has neither %q nor %q", "text", "title")
-		}
 		if len(raw.ID) > 0 && string(raw.ID) != "null" {
 			id, err := idField(r.lr, raw.ID)
 			if err != nil {
@@ -76,9 +79,6 @@ func (r *CorpusReader) Next() (Doc, error) {
 	} else {
 		id, err := idField(r.lr, raw.ID)
 		if err != nil {
-			return Doc{}, err
-		}
-		if err := need(r.lr, "text", raw.Text, false); err != nil {
 			return Doc{}, err
 		}
 		d.ID = id

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -90,6 +91,9 @@ func (r *runner) corpusVectors(c *dataset.Collection, dsName, corpusHash string,
 	if err != nil {
 		return nil, "", err
 	}
+	if src.Warning != "" {
+		r.warn(dsName, m.Name, "%s", src.Warning)
+	}
 	switch {
 	case src.State == CorpusPrecomputed:
 		r.emit(Event{Step: StepInfo, Dataset: dsName, Model: m.Name, Message: "corpus embeddings read from " + src.Where})
@@ -138,6 +142,10 @@ type CorpusSource struct {
 	// StoreErr is why encoded vectors could not be stored in the cache
 	// (State CorpusEncoded); the vectors themselves are fine.
 	StoreErr error
+	// Warning, when not empty, says why a cache entry was not used and
+	// the vectors were encoded again (an entry that cannot prove its
+	// content: written by an earlier dreval).
+	Warning string
 }
 
 // CorpusVectors returns model m's vectors of corpus, one row per document,
@@ -146,10 +154,14 @@ type CorpusSource struct {
 // they were made with the document tower's tokenizer, which for a
 // single-tower model is also the query tokenizer (its fingerprint:
 // queries tokenized by one tokenizer never meet documents encoded with
-// another, the poisoning defence), and hold one finite vector of m's
-// dimension per document; else encoded by the document tower (sorted by
+// another, the poisoning defence), that its metadata names the document
+// tower's fingerprint and the corpus hash asked for and describes the
+// vectors, and that they hold one finite vector of m's dimension per
+// document; else encoded by the document tower (sorted by
 // length, in m's batches) and stored there. A cached entry that fails a
-// check is an error naming it, never silently replaced.
+// check is an error naming it, never silently replaced; one that cannot
+// prove its content (ErrCacheUnverified) is encoded again and replaced,
+// with a CorpusSource.Warning.
 func CorpusVectors(ctx context.Context, m *Model, corpus []dataset.Doc, o CorpusOptions) (*retrieval.Matrix, CorpusSource, error) {
 	hash := o.CorpusHash
 	if hash == "" {
@@ -168,8 +180,14 @@ func CorpusVectors(ctx context.Context, m *Model, corpus []dataset.Doc, o Corpus
 		}
 		return mat, CorpusSource{State: CorpusPrecomputed, Where: where}, nil
 	}
+	var warning string
 	if o.Cache != nil {
 		mat, meta, where, ok, err := o.Cache.Get(key)
+		if errors.Is(err, ErrCacheUnverified) {
+			// Encoded again and stored over it, below.
+			warning = fmt.Sprintf("%v: encoding the corpus again and storing it with checksums", err)
+			ok, err = false, nil
+		}
 		if err != nil {
 			return nil, CorpusSource{}, fmt.Errorf("reading cached corpus embeddings: %w", err)
 		}
@@ -181,6 +199,9 @@ func CorpusVectors(ctx context.Context, m *Model, corpus []dataset.Doc, o Corpus
 				if err := perturb.VerifyFingerprint(meta.TokenizerFingerprint, m.Query.Tokenizer); err != nil {
 					return nil, CorpusSource{}, fmt.Errorf("%s: %w: the queries would be tokenized otherwise than the documents were", where, err)
 				}
+			}
+			if err := checkCacheMeta(meta, mat, where, doc.Fingerprint, hash); err != nil {
+				return nil, CorpusSource{}, err
 			}
 			if err := checkCorpusMatrix(mat, len(corpus), dim, corpus, where); err != nil {
 				return nil, CorpusSource{}, err
@@ -201,9 +222,9 @@ func CorpusVectors(ctx context.Context, m *Model, corpus []dataset.Doc, o Corpus
 	meta := CacheMeta{Model: m.Name, ModelFingerprint: doc.Fingerprint, TokenizerFingerprint: doc.Tokenizer.Fingerprint(),
 		CorpusSHA256: hash, Rows: mat.Rows, Dim: mat.Dim}
 	if err := o.Cache.Put(key, mat, meta); err != nil {
-		return mat, CorpusSource{State: CorpusEncoded, StoreErr: err}, nil
+		return mat, CorpusSource{State: CorpusEncoded, StoreErr: err, Warning: warning}, nil
 	}
-	return mat, CorpusSource{State: CorpusStored}, nil
+	return mat, CorpusSource{State: CorpusStored, Warning: warning}, nil
 }
 
 // checkCorpusMatrix checks a corpus matrix has one finite row of dim

@@ -233,8 +233,10 @@ func cacheWith(t *testing.T, c *dataset.Collection, tokFP string, m *retrieval.M
 	if tokFP == "" {
 		tokFP = tok.Fingerprint()
 	}
-	key := experiment.CacheKey(model.Fingerprint, experiment.CorpusHash(c.Corpus))
-	if err := cache.Put(key, m, experiment.CacheMeta{TokenizerFingerprint: tokFP}); err != nil {
+	hash := experiment.CorpusHash(c.Corpus)
+	key := experiment.CacheKey(model.Fingerprint, hash)
+	meta := experiment.CacheMeta{ModelFingerprint: model.Fingerprint, TokenizerFingerprint: tokFP, CorpusSHA256: hash, Rows: m.Rows, Dim: m.Dim}
+	if err := cache.Put(key, m, meta); err != nil {
 		t.Fatal(err)
 	}
 	return cache

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "bench: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-sections="${SECTIONS:-metrics score tokenizer search encoder ort static shards beam browser ortweb}"
+sections="${SECTIONS:-metrics score tokenizer search encoder ort static shards beam browser ortweb robust}"
 for s in $sections; do
   echo
   echo "### $s"
@@ -25,6 +25,7 @@ for s in $sections; do
     static)    if [ -x scripts/bench-static.sh ]; then scripts/bench-static.sh; fi ;;
     browser)   scripts/bench-browser.sh ;;
     ortweb)    scripts/bench-ortweb.sh ;;
+    robust)    scripts/bench-robust.sh ;;
     *) echo "bench: unknown section $s" >&2; exit 2 ;;
   esac
 done

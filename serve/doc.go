@@ -29,10 +29,17 @@
 // the page is cross-origin isolated and onnxruntime-web can use threads.
 //
 // Every API error is a JSON object {"error": "..."} with a 4xx or 5xx
-// status. Request bodies are bounded (413 beyond Limits.MaxBodyBytes), as
-// are the texts per request (400), the time per request (503 when it runs
-// out) and the encodes running at once (a semaphore: a request that cannot
-// get a slot within Limits.QueueWait gets 503 with Retry-After).
+// status; a 5xx names the files it is about, not where the server keeps
+// them. Request bodies are bounded (413 beyond Limits.MaxBodyBytes), in
+// time (Limits.BodyTimeout: 408, the connection closed) and together
+// (Limits.MaxBodyBytesInFlight: a request waits for room before its body
+// is read), as are the texts per request (400), the time per request
+// (503 when it runs out), and the encodes and metrics evaluations running
+// at once (semaphores); a request that cannot get room or a slot within
+// Limits.QueueWait gets 503 with Retry-After. An encode runs a batch at a
+// time and stops within a batch once its client has left or its time has
+// run out; a request stopped by its server's shutdown (ErrShuttingDown)
+// is answered 503.
 //
 // The metrics and perturb handlers are pure functions of the request and
 // the package imports nothing native, so it compiles under js/wasm: the

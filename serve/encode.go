@@ -80,7 +80,7 @@ func (s *server) encode(ctx context.Context, req *request) (*reply, error) {
 	enc, err := s.opts.Encoder(ctx, er.Model, er.Side)
 	if err != nil {
 		if errors.Is(err, ErrUnknownModel) {
-			return nil, errorf(http.StatusNotFound, "%v", err)
+			return nil, errorf(http.StatusNotFound, "%s", scrubPaths(err.Error()))
 		}
 		return nil, err
 	}
@@ -109,12 +109,12 @@ func (s *server) encode(ctx context.Context, req *request) (*reply, error) {
 	}
 	var vecs [][]float32
 	if len(ids) > 0 {
-		if err := s.waitSlot(ctx); err != nil {
+		if err := s.waitSem(ctx, s.sem, "encode"); err != nil {
 			return nil, err
 		}
 		vecs, err = func() ([][]float32, error) {
 			defer func() { <-s.sem }()
-			return enc.EmbedIDs(ids)
+			return embedBatches(ctx, enc, ids)
 		}()
 		if err != nil {
 			return nil, err

@@ -44,6 +44,10 @@ func (s *server) models(w http.ResponseWriter, r *http.Request) {
 	name := model + "/" + file
 	f, err := s.opts.Models.Open(name)
 	if err != nil {
+		if errors.Is(err, errOutside) {
+			writeError(w, errorf(http.StatusNotFound, "%s: not served: the file is %v", r.URL.Path, errOutside))
+			return
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			writeError(w, errorf(http.StatusNotFound, "%s: model %q has no %s here (%v)", r.URL.Path, model, file, ErrUnknownModel))
 			return
@@ -182,7 +186,7 @@ func (s *server) demoFile(w http.ResponseWriter, r *http.Request) {
 	d, err := s.demoData(ctx, model)
 	if err != nil {
 		if errors.Is(err, ErrUnknownModel) {
-			err = errorf(http.StatusNotFound, "%s: %v", r.URL.Path, err)
+			err = errorf(http.StatusNotFound, "%s: %s", r.URL.Path, scrubPaths(err.Error()))
 		} else if ctx.Err() != nil {
 			err = errorf(http.StatusServiceUnavailable, "%s: the demo embeddings are still being computed; retry shortly", r.URL.Path)
 		}

@@ -25,6 +25,7 @@ import (
 type fakeEncoder struct {
 	dim, vocab, maxLen int
 	delay              time.Duration
+	perSeq             time.Duration // more delay per sequence of a call
 	block              chan struct{} // when not nil, EmbedIDs waits for it to close
 	panicOn            string
 
@@ -59,8 +60,8 @@ func (f *fakeEncoder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 	if f.block != nil {
 		<-f.block
 	}
-	if f.delay > 0 {
-		time.Sleep(f.delay)
+	if d := f.delay + time.Duration(len(ids))*f.perSeq; d > 0 {
+		time.Sleep(d)
 	}
 	out := make([][]float32, len(ids))
 	for i, seq := range ids {

@@ -32,6 +32,14 @@ func (s *server) metrics(ctx context.Context, req *request) (*reply, error) {
 	if err := decodeJSON(req.body, &mr, metricsWhat); err != nil {
 		return nil, err
 	}
+	req.body = nil // decoded: the texts are in mr
+	if err := s.waitSem(ctx, s.metricsSem, "metrics"); err != nil {
+		return nil, err
+	}
+	defer func() { <-s.metricsSem }()
+	if evaluateHook != nil {
+		evaluateHook()
+	}
 	res, err := evaluate(mr.Qrels, mr.Run, mr.QrelsFormat, mr.Measures, mr.Convention, mr.Complete, mr.Level)
 	if err != nil {
 		return nil, err
@@ -42,6 +50,10 @@ func (s *server) metrics(ctx context.Context, req *request) (*reply, error) {
 	}
 	return &reply{contentType: "application/json", body: buf.Bytes()}, nil
 }
+
+// evaluateHook, when not nil, runs in each evaluation's slot (tests
+// hold slots with it).
+var evaluateHook func()
 
 // evaluate checks a metrics request's fields as "dreval metrics" checks
 // its flags (metrics.Request, the checks they share) and evaluates run

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -21,6 +22,9 @@ type server struct {
 	limits Limits
 	assets *assets
 	sem    chan struct{} // encode slots
+
+	metricsSem chan struct{} // metrics slots
+	bodies     *budget       // the request bodies' bytes
 
 	tokMu sync.Mutex
 	toks  map[string]*tokenizerEntry
@@ -40,6 +44,7 @@ type tokenizerEntry struct {
 // NewMux returns the handler of every route (see the package
 // documentation) configured by opts.
 func NewMux(opts Options) http.Handler {
+	opts.Models = confine(opts.Models)
 	s := &server{
 		opts:   opts,
 		limits: opts.Limits.withDefaults(),
@@ -47,6 +52,8 @@ func NewMux(opts Options) http.Handler {
 		demo:   map[string]*demoEntry{},
 	}
 	s.sem = make(chan struct{}, s.limits.MaxConcurrentEncodes)
+	s.metricsSem = make(chan struct{}, s.limits.MaxConcurrentMetrics)
+	s.bodies = newBudget(s.limits.MaxBodyBytesInFlight)
 	wasm := opts.WasmGz
 	if wasm == "" {
 		wasm = "app.wasm.gz"
@@ -65,7 +72,7 @@ func NewMux(opts Options) http.Handler {
 	mux.HandleFunc("/data/", s.demoFile)
 	mux.HandleFunc("/ort/", s.ortWeb)
 	mux.Handle("/", s.assets)
-	return isolate(mux)
+	return isolate(bodyDeadline(mux, s.limits.BodyTimeout))
 }
 
 func (s *server) healthz(w http.ResponseWriter, r *http.Request) {
@@ -103,9 +110,15 @@ func writeError(w http.ResponseWriter, err error) {
 			w.Header()[k] = v
 		}
 	}
+	msg := err.Error()
+	if status >= 500 {
+		// The server's own failure: its files are named, not where
+		// they are kept.
+		msg = scrubPaths(msg)
+	}
 	b, _ := json.Marshal(struct {
 		Error string `json:"error"`
-	}{err.Error()})
+	}{msg})
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -150,14 +163,38 @@ func (s *server) api(method string, f apiFunc) http.Handler {
 			writeError(w, errorf(http.StatusMethodNotAllowed, "%s %s: use %s", r.Method, r.URL.Path, method))
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes))
+		// The body's bytes, held from before it is read until f is done
+		// with it: waiting requests hold no memory.
+		hold := s.limits.MaxBodyBytes
+		if r.ContentLength >= 0 {
+			hold = min(r.ContentLength, hold)
+		}
+		if !s.bodies.take(r.Context(), hold, s.limits.QueueWait) {
+			e := errorf(http.StatusServiceUnavailable, "the server is busy: it holds %d MB of request bodies, and not %d bytes more came free within %s; retry shortly",
+				s.limits.MaxBodyBytesInFlight>>20, hold, s.limits.QueueWait)
+			e.header = http.Header{"Retry-After": {"1"}}
+			writeError(w, e)
+			return
+		}
+		held := true
+		defer func() {
+			if held {
+				s.bodies.give(hold)
+			}
+		}()
+		body, err := readBody(w, r, s.limits.MaxBodyBytes)
 		if err != nil {
 			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
+			var ne net.Error
+			switch {
+			case errors.As(err, &tooBig):
 				writeError(w, errorf(http.StatusRequestEntityTooLarge, "the request body exceeds the limit of %d bytes", tooBig.Limit))
-				return
+			case errors.As(err, &ne) && ne.Timeout():
+				w.Header().Set("Connection", "close")
+				writeError(w, errorf(http.StatusRequestTimeout, "the request body did not arrive within %s", s.limits.BodyTimeout))
+			default:
+				writeError(w, errorf(http.StatusBadRequest, "reading the request body: %v", err))
 			}
-			writeError(w, errorf(http.StatusBadRequest, "reading the request body: %v", err))
 			return
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.limits.Timeout)
@@ -168,7 +205,9 @@ func (s *server) api(method string, f apiFunc) http.Handler {
 		}
 		done := make(chan result, 1)
 		req := &request{body: body, accept: r.Header.Get("Accept")}
+		held = false // given back when f returns, which may be after the reply
 		go func() {
+			defer s.bodies.give(hold)
 			defer func() {
 				if p := recover(); p != nil {
 					done <- result{err: fmt.Errorf("internal error: %v", p)}
@@ -181,6 +220,13 @@ func (s *server) api(method string, f apiFunc) http.Handler {
 		select {
 		case res = <-done:
 		case <-ctx.Done():
+			if errors.Is(context.Cause(ctx), ErrShuttingDown) {
+				w.Header().Set("Connection", "close")
+				e := errorf(http.StatusServiceUnavailable, "the server is shutting down: the request was stopped before it finished; retry once it is back")
+				e.header = http.Header{"Retry-After": {"5"}}
+				writeError(w, e)
+				return
+			}
 			if r.Context().Err() != nil {
 				return // the client went away
 			}
@@ -229,23 +275,24 @@ func decodeJSON(body []byte, v any, what string) error {
 	return nil
 }
 
-// waitSlot takes an encode slot, waiting up to QueueWait; the caller
-// must release it with <-s.sem.
-func (s *server) waitSlot(ctx context.Context) error {
+// waitSem takes a slot of sem (the encode or the metrics slots; what
+// names them), waiting up to QueueWait; the caller must release it with
+// <-sem.
+func (s *server) waitSem(ctx context.Context, sem chan struct{}, what string) error {
 	select {
-	case s.sem <- struct{}{}:
+	case sem <- struct{}{}:
 		return nil
 	default:
 	}
 	t := time.NewTimer(s.limits.QueueWait)
 	defer t.Stop()
 	select {
-	case s.sem <- struct{}{}:
+	case sem <- struct{}{}:
 		return nil
 	case <-t.C:
 	case <-ctx.Done():
 	}
-	e := errorf(http.StatusServiceUnavailable, "the server is busy: %d encode requests are running and none finished within %s; retry shortly", cap(s.sem), s.limits.QueueWait)
+	e := errorf(http.StatusServiceUnavailable, "the server is busy: %d %s requests are running and none finished within %s; retry shortly", cap(sem), what, s.limits.QueueWait)
 	e.header = http.Header{"Retry-After": {"1"}}
 	return e
 }

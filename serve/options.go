@@ -18,6 +18,8 @@ type Encoder interface {
 	// truncated.
 	Tokenize(texts []string) (ids [][]int32, truncated int)
 	// EmbedIDs returns one L2-normalised vector of Dim values per sequence.
+	// /api/encode calls it a batch at a time (at most 32 sequences and
+	// 2048 ids), checking between calls that the request is still wanted.
 	EmbedIDs(ids [][]int32) ([][]float32, error)
 	// Dim is the embedding dimension.
 	Dim() int
@@ -135,6 +137,22 @@ type Limits struct {
 	// Retry-After header.
 	MaxConcurrentEncodes int
 	QueueWait            time.Duration
+	// BodyTimeout is the most time a client may take to send a request
+	// body, counted from the end of its headers: a slower body is cut
+	// (408 on the API routes) and its connection closed, as slow headers
+	// are by the http.Server's ReadHeaderTimeout.
+	BodyTimeout time.Duration
+	// MaxConcurrentMetrics is the number of /api/metrics evaluations that
+	// run at once, which bounds their memory (a few times the bodies they
+	// parse); others wait up to QueueWait, then get 503 with Retry-After.
+	MaxConcurrentMetrics int
+	// MaxBodyBytesInFlight bounds the bytes of request bodies the API
+	// holds at once, from before each is read until its request is done
+	// (at least MaxBodyBytes): a request that cannot get its body's bytes
+	// (its Content-Length, else MaxBodyBytes) within QueueWait gets 503
+	// with Retry-After, so that a burst of large requests waits in the
+	// clients, not in the server's memory.
+	MaxBodyBytesInFlight int64
 }
 
 // DefaultLimits are the limits "dreval serve" starts with.
@@ -144,6 +162,9 @@ var DefaultLimits = Limits{
 	Timeout:              60 * time.Second,
 	MaxConcurrentEncodes: 2,
 	QueueWait:            10 * time.Second,
+	BodyTimeout:          30 * time.Second,
+	MaxConcurrentMetrics: 4,
+	MaxBodyBytesInFlight: 32 << 20,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -163,5 +184,15 @@ func (l Limits) withDefaults() Limits {
 	if l.QueueWait <= 0 {
 		l.QueueWait = d.QueueWait
 	}
+	if l.BodyTimeout <= 0 {
+		l.BodyTimeout = d.BodyTimeout
+	}
+	if l.MaxConcurrentMetrics <= 0 {
+		l.MaxConcurrentMetrics = d.MaxConcurrentMetrics
+	}
+	if l.MaxBodyBytesInFlight <= 0 {
+		l.MaxBodyBytesInFlight = d.MaxBodyBytesInFlight
+	}
+	l.MaxBodyBytesInFlight = max(l.MaxBodyBytesInFlight, l.MaxBodyBytes)
 	return l
 }

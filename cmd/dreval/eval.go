@@ -108,7 +108,7 @@ func runEval(env *cliEnv, args []string) error {
 	rates := fs.String("rates", "0,0.05,0.1,0.2", "perturbation `rates` in [0,1], comma-separated; the clean run (0) is always made, since every comparison needs it")
 	seeds := fs.Int("seeds", experiment.DefaultSeeds, "`number` of seeds per rate > 0")
 	k := fs.Int("k", experiment.DefaultK, "documents retrieved per query")
-	out := fs.String("out", "out/eval", "output `directory`")
+	out := fs.String("out", "out/eval", "output `directory`, checked (created if missing) before anything is computed; an earlier eval's files in it that this one does not write are removed")
 	engine := fs.String("engine", "auto", "encoder `engine`: "+engine.Help())
 	ortLib := fs.String("ort-lib", defaultORTLib(), "ONNX Runtime shared `library` for -engine ort/auto (default from $DREVAL_ORT_LIB, else where make setup installs it)")
 	bm25Tok := fs.String("bm25-tokenizer", "", "tokenizer.json `FILE` bm25 perturbs and decodes queries with (default: minilm's); for Chinese use bert-base-chinese's")
@@ -245,6 +245,10 @@ func runEval(env *cliEnv, args []string) error {
 	if err := cfg.Validate(); err != nil {
 		return usageErrorf("%v", err)
 	}
+	earlier, err := evalPrepareOut(*out)
+	if err != nil {
+		return err
+	}
 
 	// Warnings always reach stderr; -quiet silences the progress.
 	onEvent, done := eventPrinter(env.stderr, *quiet)
@@ -259,6 +263,15 @@ func runEval(env *cliEnv, args []string) error {
 	written, err := evalWriteDir(*out, res)
 	if err != nil {
 		return err
+	}
+	if earlier {
+		removed, err := evalRemoveStale(*out, written)
+		if len(removed) > 0 {
+			fmt.Fprintln(env.stderr, evalStaleNote(*out, removed))
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if err := report.Summary(env.stdout, res); err != nil {
 		return err

@@ -361,19 +361,16 @@ func TestServeDemoCache(t *testing.T) {
 	if err != nil || len(metas) != 1 {
 		t.Fatalf("cache entries %v, %v", metas, err)
 	}
-	b, err := os.ReadFile(metas[0])
-	if err != nil {
-		t.Fatal(err)
+	// A well-formed entry, checksums and all, made with another
+	// tokenizer.
+	dc := experiment.DirCache{Dir: cache}
+	key := strings.TrimSuffix(filepath.Base(metas[0]), ".json")
+	mat, meta, _, ok, err := dc.Get(key)
+	if err != nil || !ok {
+		t.Fatalf("reading the entry back: %v %v", ok, err)
 	}
-	var meta map[string]any
-	if err := json.Unmarshal(b, &meta); err != nil {
-		t.Fatal(err)
-	}
-	meta["tokenizer_fingerprint"] = strings.Repeat("0", 64)
-	if b, err = json.Marshal(meta); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(metas[0], b, 0o644); err != nil {
+	meta.TokenizerFingerprint = strings.Repeat("0", 64)
+	if err := dc.Put(key, mat, meta); err != nil {
 		t.Fatal(err)
 	}
 	_, err = newServeModels(models, "go", "", cache).demo(context.Background(), "static")

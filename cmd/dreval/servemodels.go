@@ -112,6 +112,9 @@ func (s *serveModels) demo(ctx context.Context, name string) (*serve.DemoData, e
 	if err != nil {
 		return nil, fmt.Errorf("the demo embeddings of %s: %w", name, err)
 	}
+	if src.Warning != "" {
+		s.notef("warning: the demo embeddings of %s: %s", name, src.Warning)
+	}
 	if src.State == experiment.CorpusHit {
 		s.notef("demo embeddings of %s read from %s", name, src.Where)
 	} else {
@@ -160,12 +163,17 @@ func (s *serveModels) notef(format string, args ...any) {
 	}
 }
 
-// modelsFS is the models directory as served under /models/.
+// modelsFS is the models directory as served under /models/: nothing
+// outside it, links included (serve.DirFS).
 func modelsFS(dir string) fs.FS {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil
 	}
-	return os.DirFS(dir)
+	fsys, err := serve.DirFS(dir)
+	if err != nil {
+		return nil
+	}
+	return fsys
 }
 
 var errNoApp = errors.New("the browser app is not built into this binary; run make wasm && make build")

@@ -16,6 +16,7 @@ import (
 	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/encoder/ort"
 	"github.com/dreval/dreval/modelfiles"
+	"github.com/dreval/dreval/serve"
 	"github.com/dreval/dreval/webapp"
 )
 
@@ -229,6 +230,15 @@ func writeModelFiles(out, modelsDir, name string, weights bool, ortLib string, n
 		}
 		return false, err
 	}
+	// Read through the models folder's root: a file, or the model's
+	// folder, linked from outside it is refused, not copied.
+	fsys, err := serve.DirFS(modelsDir)
+	if err != nil {
+		return false, err
+	}
+	if _, err := fs.Stat(fsys, name); err != nil {
+		return false, fmt.Errorf("model %q in %s: not copied: %w", name, modelsDir, err)
+	}
 	files, err := modelfiles.LoadFiles(modelfiles.OSDir(dir))
 	if err != nil {
 		return false, err
@@ -238,9 +248,9 @@ func writeModelFiles(out, modelsDir, name string, weights bool, ortLib string, n
 		if n == modelfiles.ONNX || !weights && (path.Ext(n) == ".safetensors" || path.Base(n) == modelfiles.PyTorch) {
 			continue // the graph: below
 		}
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(n)))
+		b, err := fs.ReadFile(fsys, path.Join(name, n))
 		if err != nil {
-			return false, err
+			return false, fmt.Errorf("model %q in %s: not copied: %w", name, modelsDir, err)
 		}
 		if err := st.write(filepath.Join(out, "models", name, filepath.FromSlash(n)), b); err != nil {
 			return false, err
@@ -257,10 +267,13 @@ func writeModelFiles(out, modelsDir, name string, weights bool, ortLib string, n
 		return false, nil
 	}
 	onnx := filepath.Join(dir, modelfiles.ONNX)
-	if _, err := os.Stat(onnx); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(onnx); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	} else if err != nil {
 		return false, err
+	}
+	if _, err := fs.Stat(fsys, path.Join(name, modelfiles.ONNX)); err != nil {
+		return false, fmt.Errorf("model %q in %s: not copied: %w", name, modelsDir, err)
 	}
 	return writeGraph(onnx, filepath.Join(out, "models", name, modelfiles.ONNX), ortLib, note, st)
 }
