@@ -318,16 +318,21 @@ func Batches(seqs [][]int32, maxSeqs, maxTokens int) [][]int {
 }
 
 // Normalize scales v to unit L2 norm in place. A zero vector stays zero.
-func Normalize(v []float32) {
+func Normalize(v []float32) { normalize(v) }
+
+// normalize is Normalize in precision F (for float32 its arithmetic); it
+// returns the norm v had, computed in float64.
+func normalize[F Float](v []F) float64 {
 	var ss float64
 	for _, x := range v {
 		ss += float64(float64(x) * float64(x)) // rounded: no fused multiply-add
 	}
 	if ss == 0 {
-		return
+		return 0
 	}
-	inv := float32(1 / math.Sqrt(ss))
+	inv := F(1 / math.Sqrt(ss))
 	for i := range v {
 		v[i] *= inv
 	}
+	return math.Sqrt(ss)
 }

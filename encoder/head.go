@@ -149,30 +149,38 @@ func (d *Dense) In() int  { return d.InN }
 func (d *Dense) Out() int { return d.OutN }
 
 // Apply implements Step.
-func (d *Dense) Apply(dst, x []float32) {
+func (d *Dense) Apply(dst, x []float32) { denseApply(d, dst, x, nil) }
+
+// denseApply is Apply in precision F (for float32 its arithmetic),
+// writing the values before the activation to pre when it is not nil.
+func denseApply[F Float](d *Dense, dst, x, pre []F) {
 	for o := 0; o < d.OutN; o++ {
 		row := d.W[o*d.InN : (o+1)*d.InN]
-		var s float32
+		var s F
 		for i, w := range row {
-			s += float32(w * x[i]) // rounded: no fused multiply-add
+			s += F(F(w) * x[i]) // rounded: no fused multiply-add
 		}
 		if d.B != nil {
-			s += d.B[o]
+			s += F(d.B[o])
 		}
-		dst[o] = d.Activation.apply(s)
+		if pre != nil {
+			pre[o] = s
+		}
+		dst[o] = activate(d.Activation, s)
 	}
 }
 
-func (a Activation) apply(v float32) float32 {
+// activate returns a(v), computed in float64.
+func activate[F Float](a Activation, v F) F {
 	switch a {
 	case Tanh:
-		return float32(math.Tanh(float64(v)))
+		return F(math.Tanh(float64(v)))
 	case ReLU:
 		return max(v, 0)
 	case Sigmoid:
-		return float32(1 / (1 + math.Exp(-float64(v))))
+		return F(1 / (1 + math.Exp(-float64(v))))
 	case GELU:
-		return float32(0.5 * float64(v) * (1 + math.Erf(float64(v)/math.Sqrt2)))
+		return F(0.5 * float64(v) * (1 + math.Erf(float64(v)/math.Sqrt2)))
 	}
 	return v
 }
@@ -196,9 +204,20 @@ func (l *LayerNorm) In() int  { return len(l.Gamma) }
 func (l *LayerNorm) Out() int { return len(l.Gamma) }
 
 // Apply implements Step.
-func (l *LayerNorm) Apply(dst, x []float32) {
+func (l *LayerNorm) Apply(dst, x []float32) { layerNormApply(l, dst, x) }
+
+// layerNormApply is Apply in precision F; for float32 its arithmetic.
+func layerNormApply[F Float](l *LayerNorm, dst, x []F) {
+	mean, inv := lnStats(x, l.Eps)
+	for i, v := range x {
+		dst[i] = F(F((float64(v)-mean)*inv)*F(l.Gamma[i])) + F(l.Beta[i]) // rounded: no fused multiply-add
+	}
+}
+
+// lnStats returns the mean of x and 1/sqrt(variance + eps), computed in
+// float64.
+func lnStats[F Float](x []F, eps float64) (mean, inv float64) {
 	n := float64(len(x))
-	var mean float64
 	for _, v := range x {
 		mean += float64(v)
 	}
@@ -209,10 +228,7 @@ func (l *LayerNorm) Apply(dst, x []float32) {
 		variance += d * d
 	}
 	variance /= n
-	inv := 1 / math.Sqrt(variance+l.Eps)
-	for i, v := range x {
-		dst[i] = float32(float32((float64(v)-mean)*inv)*l.Gamma[i]) + l.Beta[i] // rounded: no fused multiply-add
-	}
+	return mean, 1 / math.Sqrt(variance+eps)
 }
 
 func (l *LayerNorm) String() string { return fmt.Sprintf("layernorm %d", len(l.Gamma)) }

@@ -88,7 +88,10 @@ func (p Pooling) Width(dim int) int { return len(p.Modes()) * dim }
 // leaves no token, the vector is computed over no token as
 // sentence-transformers does: zeros for the means, the last position for
 // lasttoken, -1e9 for max.
-func (p Pooling) Pool(dst, hidden []float32, dim, skip int) {
+func (p Pooling) Pool(dst, hidden []float32, dim, skip int) { pool(p, dst, hidden, dim, skip) }
+
+// pool is Pool in precision F; for float32 it is Pool's arithmetic.
+func pool[F Float](p Pooling, dst, hidden []F, dim, skip int) {
 	n := len(hidden) / dim
 	skip = min(max(skip, 0), n)
 	for i, m := range p.Modes() {
@@ -114,26 +117,26 @@ func (p Pooling) Pool(dst, hidden []float32, dim, skip int) {
 					out[c] += v
 				}
 			}
-			inv := 1 / max(float32(n-skip), 1e-9)
+			inv := 1 / max(F(n-skip), 1e-9)
 			for c := range out {
 				out[c] *= inv
 			}
 		case MeanSqrtLen, WeightedMean:
 			clear(out)
-			var weights float32
+			var weights F
 			for t := skip; t < n; t++ {
-				w := float32(1)
+				w := F(1)
 				if m == WeightedMean {
-					w = float32(t + 1)
+					w = F(t + 1)
 				}
 				weights += w
 				for c, v := range hidden[t*dim : (t+1)*dim] {
-					out[c] += float32(w * v) // rounded: no fused multiply-add
+					out[c] += F(w * v) // rounded: no fused multiply-add
 				}
 			}
 			div := max(weights, 1e-9)
 			if m == MeanSqrtLen {
-				div = float32(math.Sqrt(float64(div)))
+				div = F(math.Sqrt(float64(div)))
 			}
 			for c := range out {
 				out[c] /= div

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "bench: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-sections="${SECTIONS:-metrics score tokenizer search encoder ort static shards beam browser ortweb robust}"
+sections="${SECTIONS:-metrics score tokenizer search encoder gradient ort static shards beam browser ortweb robust}"
 for s in $sections; do
   echo
   echo "### $s"
@@ -19,6 +19,7 @@ for s in $sections; do
                  -exec "$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./encoder/tokenizer/ ;;
     search)    scripts/bench-search.sh ;;
     encoder)   scripts/bench-encoder.sh ;;
+    gradient)  go test -run '^$' -bench BenchmarkBackwardMiniLM50 -benchtime 30x ./encoder/bert/ ;;
     ort)       scripts/bench-ort.sh ;;
     shards)    scripts/bench-shards.sh ;;
     beam)      scripts/bench-beam.sh ;;

@@ -3,6 +3,7 @@ package bert
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/dreval/dreval/encoder"
 )
@@ -85,3 +86,61 @@ func (b *Embedder) Dim() int { return b.Head.Dim(b.Model.Config().HiddenSize) }
 
 // VocabSize returns the model's vocabulary size.
 func (b *Embedder) VocabSize() int { return b.Model.Config().VocabSize }
+
+var _ encoder.Differentiable = (*Embedder)(nil)
+
+// ScoreGradient returns the score under sim of the embedding of ids (one
+// sequence, through the model and its Head) against target, and its
+// gradient with respect to the input embeddings of ids (the rows of
+// Model.WordEmbeddings they select), computed in float32 by Record and
+// Tape.Backward on the forward pass's kernels. It implements
+// encoder.Differentiable.
+func (b *Embedder) ScoreGradient(ids []int32, target []float32, sim encoder.Similarity) (*encoder.Gradient, error) {
+	score, grad, err := ScoreGradientAt(b, ids, nil, target, sim)
+	if err != nil {
+		return nil, err
+	}
+	return &encoder.Gradient{IDs: slices.Clone(ids), Dim: b.Model.Config().HiddenSize, Score: float64(score), Grad: grad}, nil
+}
+
+// InputEmbeddings returns the model's word-embedding table and its width,
+// the hidden size. It implements encoder.Differentiable.
+func (b *Embedder) InputEmbeddings() ([]float32, int) {
+	return b.Model.WordEmbeddings(), b.Model.Config().HiddenSize
+}
+
+// ScoreAt returns the score under sim against target of the embedding of
+// ids with input embeddings inputs (as Record takes them; nil for the
+// word embeddings of ids), computed in precision F through the model and
+// the Head: in float64, the function whose finite differences check
+// ScoreGradientAt.
+func ScoreAt[F encoder.Float](b *Embedder, ids []int32, inputs, target []F, sim encoder.Similarity) (F, error) {
+	score, _, err := scoreAt(b, ids, inputs, target, sim, false)
+	return score, err
+}
+
+// ScoreGradientAt returns ScoreAt's score and its gradient with respect
+// to inputs (len(ids) rows of HiddenSize values), computed in precision F:
+// the backward passes of the score (encoder.SimilarityGradient), the Head
+// (encoder.HeadForward) and the transformer (Tape.Backward).
+func ScoreGradientAt[F encoder.Float](b *Embedder, ids []int32, inputs, target []F, sim encoder.Similarity) (F, []F, error) {
+	return scoreAt(b, ids, inputs, target, sim, true)
+}
+
+func scoreAt[F encoder.Float](b *Embedder, ids []int32, inputs, target []F, sim encoder.Similarity, grad bool) (F, []F, error) {
+	tp, err := Record(b.Model, ids, inputs)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer tp.release()
+	emb, headBack, err := encoder.HeadForward(b.Head, tp.Hidden, b.Model.Config().HiddenSize)
+	if err != nil {
+		return 0, nil, err
+	}
+	score, dEmb, err := encoder.SimilarityGradient(sim, target, emb)
+	if err != nil || !grad {
+		return score, nil, err
+	}
+	dIn, err := tp.Backward(headBack(dEmb))
+	return score, dIn, err
+}

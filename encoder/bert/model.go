@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/tensor"
 	"github.com/dreval/dreval/modelfiles"
 )
@@ -37,6 +38,13 @@ type Model struct {
 
 	pool sync.Pool // *workspace
 	gemm gemmFunc  // gemmNTNative, or gemmNTPortable in tests
+
+	// The weights for the gradient passes (see Record), made on first
+	// use.
+	grad32Once, grad64Once sync.Once
+	grad32                 *gradNet[float32]
+	grad64                 *gradNet[float64]
+	gradBufs32, gradBufs64 sync.Pool // *gradBuffers
 }
 
 // activation is the feed-forward block's non-linearity.
@@ -220,9 +228,9 @@ type workspace struct {
 	scratch              []*attnScratch // one per thread
 }
 
-func grow(s []float32, n int) []float32 {
+func grow[F encoder.Float](s []F, n int) []F {
 	if cap(s) < n {
-		return make([]float32, n)
+		return make([]F, n)
 	}
 	return s[:n]
 }
@@ -249,19 +257,8 @@ func (m *Model) Forward(seqs [][]int32) ([][]float32, error) {
 	H := cfg.HiddenSize
 	offs := make([]int, len(seqs)+1)
 	for s, ids := range seqs {
-		if len(ids) == 0 {
-			return nil, &SeqError{s, errors.New("no tokens (it needs at least one, usually [CLS] and [SEP])")}
-		}
-		if len(ids) > m.maxTokens {
-			if m.maxTokens != cfg.MaxPositionEmbeddings {
-				return nil, &SeqError{s, fmt.Errorf("%d tokens, more than the model's %d (its %d positions start at %d)", len(ids), m.maxTokens, cfg.MaxPositionEmbeddings, cfg.PositionOffset())}
-			}
-			return nil, &SeqError{s, fmt.Errorf("%d tokens, more than the model's %d positions", len(ids), cfg.MaxPositionEmbeddings)}
-		}
-		for p, id := range ids {
-			if id < 0 || int(id) >= cfg.VocabSize {
-				return nil, &SeqError{s, fmt.Errorf("position %d: token id %d is outside the vocabulary [0, %d)", p, id, cfg.VocabSize)}
-			}
+		if err := m.checkIDs(ids); err != nil {
+			return nil, &SeqError{s, err}
 		}
 		offs[s+1] = offs[s] + len(ids)
 	}
@@ -295,6 +292,46 @@ func (m *Model) Forward(seqs [][]int32) ([][]float32, error) {
 	return out, nil
 }
 
+// checkIDs says what is wrong with ids as one sequence of the model's:
+// no token, more than the positions take, or an id outside the
+// vocabulary.
+func (m *Model) checkIDs(ids []int32) error {
+	cfg := m.cfg
+	if len(ids) == 0 {
+		return errors.New("no tokens (it needs at least one, usually [CLS] and [SEP])")
+	}
+	if len(ids) > m.maxTokens {
+		if m.maxTokens != cfg.MaxPositionEmbeddings {
+			return fmt.Errorf("%d tokens, more than the model's %d (its %d positions start at %d)", len(ids), m.maxTokens, cfg.MaxPositionEmbeddings, cfg.PositionOffset())
+		}
+		return fmt.Errorf("%d tokens, more than the model's %d positions", len(ids), cfg.MaxPositionEmbeddings)
+	}
+	for p, id := range ids {
+		if id < 0 || int(id) >= cfg.VocabSize {
+			return fmt.Errorf("position %d: token id %d is outside the vocabulary [0, %d)", p, id, cfg.VocabSize)
+		}
+	}
+	return nil
+}
+
+// positionIDs returns the position ids of ids (see Forward): 0, 1, 2,
+// ..., or, counting from a padding index, padding_idx+1, +2, ... for the
+// tokens that are not padding_idx and padding_idx for those that are.
+func (m *Model) positionIDs(ids []int32) []int {
+	pos := make([]int, len(ids))
+	count := 0 // tokens other than padding so far
+	for p, id := range ids {
+		pos[p] = p
+		if m.padIdx >= 0 {
+			if pos[p] = m.padIdx; int(id) != m.padIdx {
+				count++
+				pos[p] += count
+			}
+		}
+	}
+	return pos
+}
+
 // embed writes word + position (+ token type 0) embeddings, layer-normed.
 func (m *Model) embed(x []float32, seqs [][]int32) {
 	H := m.cfg.HiddenSize
@@ -305,17 +342,10 @@ func (m *Model) embed(x []float32, seqs [][]int32) {
 		typ = m.typeEmb[:H]
 	}
 	for _, ids := range seqs {
-		count := 0 // tokens other than padding so far
-		for p, id := range ids {
+		for p, pos := range m.positionIDs(ids) {
+			id := ids[p]
 			row := x[t*H : (t+1)*H]
 			we := m.wordEmb[int(id)*H : (int(id)+1)*H]
-			pos := p
-			if m.padIdx >= 0 {
-				if pos = m.padIdx; int(id) != m.padIdx {
-					count++
-					pos += count
-				}
-			}
 			pe := m.posEmb[pos*H : (pos+1)*H]
 			if typ != nil {
 				for i := range row {
@@ -457,8 +487,9 @@ func (m *Model) attend(qkv, ctx []float32, lo, hi, h int, sc *attnScratch) {
 	m.gemm(L, scores, L, sc.v, ctx[lo*H+h*d:], H, nil)
 }
 
-// layerNorm writes LayerNorm(x)·g + b into dst (which may be x).
-func layerNorm(dst, x, g, b []float32, eps float32) {
+// layerNorm writes LayerNorm(x)·g + b into dst (which may be x), with
+// the mean and variance accumulated in float64.
+func layerNorm[F encoder.Float](dst, x, g, b []F, eps F) {
 	var mean, sq float64
 	for _, v := range x {
 		mean += float64(v)
@@ -468,16 +499,16 @@ func layerNorm(dst, x, g, b []float32, eps float32) {
 		d := float64(v) - mean
 		sq += float64(d * d)
 	}
-	inv := float32(1 / math.Sqrt(sq/float64(len(x))+float64(eps)))
-	mf := float32(mean)
+	inv := F(1 / math.Sqrt(sq/float64(len(x))+float64(eps)))
+	mf := F(mean)
 	g, b, dst = g[:len(x)], b[:len(x)], dst[:len(x)]
 	for i, v := range x {
-		dst[i] = float32((v-mf)*inv*g[i]) + b[i]
+		dst[i] = F((v-mf)*inv*g[i]) + b[i]
 	}
 }
 
 // addLayerNorm sets x = LayerNorm(x + y)·g + b.
-func addLayerNorm(x, y, g, b []float32, eps float32) {
+func addLayerNorm[F encoder.Float](x, y, g, b []F, eps F) {
 	y = y[:len(x)]
 	for i := range x {
 		x[i] += y[i]
