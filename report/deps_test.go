@@ -22,17 +22,18 @@ func TestNoHeavyDependencies(t *testing.T) {
 }
 
 // TestPresentationKnowsOnlyResults keeps presentation apart from how
-// results are computed: results imports only metrics and spec (the
-// experiment's description, plain data) of this module, and report and ui
-// only results, metrics, spec and each other — nothing under
+// results are computed: results imports only metrics (with its line
+// reader, internal/lines) and spec (the experiment's description, plain
+// data) of this module, and report and ui only those, results and each
+// other — nothing under
 // encoder/, nor experiment, dataset or retrieval — natively and in the
 // browser build.
 func TestPresentationKnowsOnlyResults(t *testing.T) {
 	const mod = "github.com/dreval/dreval/"
 	allowed := map[string][]string{
-		"results": {"metrics", "spec", "results"},
-		"report":  {"metrics", "spec", "results", "report"},
-		"ui":      {"metrics", "spec", "results", "report", "ui"},
+		"results": {"metrics", "internal/lines", "spec", "results"},
+		"report":  {"metrics", "internal/lines", "spec", "results", "report"},
+		"ui":      {"metrics", "internal/lines", "spec", "results", "report", "ui"},
 	}
 	for _, target := range [][2]string{{runtime.GOOS, runtime.GOARCH}, {"js", "wasm"}} {
 		for pkg, ok := range allowed {
