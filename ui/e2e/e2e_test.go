@@ -122,7 +122,7 @@ func site(t testing.TB) string {
 			return
 		}
 		for name, dir := range models {
-			if siteErr = os.Symlink(dir, filepath.Join(siteDir, "models", name)); siteErr != nil {
+			if siteErr = linkTree(dir, filepath.Join(siteDir, "models", name)); siteErr != nil {
 				return
 			}
 		}

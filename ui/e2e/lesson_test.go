@@ -524,7 +524,7 @@ func TestLessonSkippedWithoutStatic(t *testing.T) {
 	dir := sharedtest.ModelDir(t, "minilm")
 	sharedtest.ModelDir(t, "static")
 	models := t.TempDir()
-	if err := os.Symlink(dir, filepath.Join(models, "minilm")); err != nil {
+	if err := linkTree(dir, filepath.Join(models, "minilm")); err != nil {
 		t.Fatal(err)
 	}
 	x, err := modelfiles.IndexFS(os.DirFS(models))
