@@ -16,6 +16,7 @@ import (
 	"syscall/js"
 	"time"
 
+	"github.com/dreval/dreval/browser"
 	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/encoder/ortweb"
 	"github.com/dreval/dreval/experiment"
@@ -47,8 +48,8 @@ type app struct {
 	// chart's points of every model run with each settings.
 	last     *results.Results
 	lastKey  string
-	charts   map[string]*sweepPoints
-	bg       background
+	charts   browser.Charts
+	bg       browser.Background
 	peers    []*peer
 	nextID   int
 	base     *experiment.Registry
@@ -63,7 +64,7 @@ type app struct {
 	fetched map[string]bool
 	// current is the run in progress (run, reproduce): its engine
 	// setting and what its models encoded.
-	current runState
+	current browser.RunState
 	// corpora is what the split searches' corpora are to the helpers
 	// (search.go): in the first worker the last corpus sent, in a helper
 	// the corpora it holds.
@@ -77,9 +78,8 @@ type serverChoice struct {
 
 func newApp() *app {
 	a := &app{models: map[string]*experiment.Model{}, opening: map[string]*opening{}, corpusFetched: map[string]bool{}, cache: experiment.NewMemCache(), base: experiment.DefaultRegistry(), servers: map[string]serverChoice{},
-		files: newFiles(), fetched: map[string]bool{}, charts: map[string]*sweepPoints{}}
+		files: newFiles(), fetched: map[string]bool{}}
 	a.session = a.newSession()
-	a.bg.wake = make(chan struct{}, 1)
 	go a.background()
 	a.registry = experiment.NewRegistry()
 	for _, n := range a.base.Names() {
@@ -240,7 +240,7 @@ func embedsAlone(m *experiment.Model) bool { return m.Engine == engine.Static }
 // open is the run's Factory: the model resolve gives for the current
 // run's engine setting, its embedders counting what they encode.
 func (a *app) open(ctx context.Context, name string, _ experiment.ModelOptions) (*experiment.Model, error) {
-	e := a.current.engineSetting()
+	e := a.current.EngineSetting()
 	m, server, why, err := a.resolve(ctx, name, e)
 	if err != nil || m.Kind != experiment.Dense {
 		return m, err
@@ -249,15 +249,15 @@ func (a *app) open(ctx context.Context, name string, _ experiment.ModelOptions) 
 	if embedsAlone(m) {
 		workers = 1
 	}
-	st := &encodeStats{model: name, label: func() string { return engineLabel(m, e, workers, server) },
-		note: func() string { return engineNote(m, e, server, why) }}
-	m.Query.Embedder = &countingEmbedder{Embedder: m.Query.Embedder, st: st}
-	if v := a.current.queryVectors(name); v != nil {
+	st := &browser.EncodeStats{Model: name, Label: func() string { return engineLabel(m, e, workers, server) },
+		Note: func() string { return engineNote(m, e, server, why) }}
+	m.Query.Embedder = &browser.CountingEmbedder{Embedder: m.Query.Embedder, St: st}
+	if v := a.current.QueryVectors(name); v != nil {
 		// Counted: only the sequences v does not hold.
 		m.Query.Embedder = experiment.WithQueryVectors(m.Query.Embedder, v)
 	}
-	m.Document.Embedder = &countingEmbedder{Embedder: m.Document.Embedder, st: st}
-	a.current.add(st)
+	m.Document.Embedder = &browser.CountingEmbedder{Embedder: m.Document.Embedder, St: st}
+	a.current.Add(st)
 	return m, nil
 }
 
@@ -352,7 +352,7 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 	// collection loads (openLocal opens it once: the run's own open
 	// below waits for this one).
 	go a.openLocal(ctx, q.Model, e)
-	a.current.begin(e)
+	a.current.Begin(e)
 	data, err := a.data(q.Data, q.Split)
 	if err != nil {
 		return nil, err
@@ -389,8 +389,8 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 	key := q.sweepKey()
 	a.mu.Lock()
 	a.last, a.lastKey = res, key
-	a.addPoints(key, res)
 	a.mu.Unlock()
+	a.charts.Add(key, res)
 	testStart := time.Now()
 	if err := a.fillShown(res, sel); err != nil {
 		return nil, err
@@ -400,14 +400,14 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 	if err != nil {
 		return nil, err
 	}
-	a.bg.kick()
+	a.bg.Kick()
 	out["testSeconds"] = testSeconds // the paired tests of the rate shown
 	var warns []any
 	for _, w := range res.Warnings {
 		warns = append(warns, w)
 	}
 	out["warnings"] = warns
-	out["encoding"], out["notes"] = a.current.report()
+	out["encoding"], out["notes"] = encodingJS(a.current.Report())
 	out["runSeconds"] = runSeconds // experiment.Run alone
 	out["seconds"] = time.Since(start).Seconds()
 	return out, nil
@@ -426,7 +426,26 @@ func (a *app) export() (map[string]any, error) {
 	if err := a.fill(res, nil); err != nil {
 		return nil, err
 	}
-	return exportFiles(res)
+	ex, err := browser.ExportFiles(res)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"json": ex.JSON, "csv": ex.CSV, "runsZip": jsBytes(ex.RunsZip), "allZip": jsBytes(ex.AllZip)}, nil
+}
+
+// encodingJS is RunState.Report's answer as the page reads it.
+func encodingJS(encoding []browser.Encoding, notes []string) (enc, ns []any) {
+	for _, e := range encoding {
+		m := map[string]any{"model": e.Model, "texts": e.Texts, "seconds": e.Seconds, "engine": e.Engine, "note": e.Note}
+		if e.PerSecond != 0 {
+			m["perSecond"] = e.PerSecond
+		}
+		enc = append(enc, m)
+	}
+	for _, n := range notes {
+		ns = append(ns, n)
+	}
+	return enc, ns
 }
 
 // view re-renders the last results for another rate or measure set
@@ -459,7 +478,7 @@ func (a *app) views(res *results.Results, sel ui.Selection, key string, early fu
 		return nil, err
 	}
 	out := map[string]any{"table": th}
-	chart, err := a.chart(res, sel, key)
+	chart, err := a.charts.Chart(res, sel, key)
 	if err != nil {
 		return nil, err
 	}
@@ -695,4 +714,9 @@ func (a *app) bench(msg js.Value) (map[string]any, error) {
 		ans["sessionSeconds"] = (s.Busy() - busy0).Seconds()
 	}
 	return ans, nil
+}
+
+// sweepKey says which runs share a chart (browser.SweepKey).
+func (q runRequest) sweepKey() string {
+	return browser.SweepKey(q.Data, q.Split, q.Mode, q.Seeds, q.FirstSeed, q.K)
 }

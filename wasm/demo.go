@@ -44,21 +44,21 @@ func (a *app) demoVectors(ctx context.Context, coll *dataset.Collection, name, e
 	pre.wg.Wait()
 	b, err := pre.js, pre.jsErr
 	if err != nil {
-		a.current.note(fmt.Sprintf("No precomputed demo vectors of %s here (%v): encoding the %d documents.", name, err, len(coll.Corpus)))
+		a.current.Note(fmt.Sprintf("No precomputed demo vectors of %s here (%v): encoding the %d documents.", name, err, len(coll.Corpus)))
 		return nil
 	}
 	var meta experiment.CorpusVectorsMeta
 	if err := json.Unmarshal(b, &meta); err != nil {
-		a.current.note(fmt.Sprintf("%s.json is not demo metadata (%v): encoding the %d documents.", base, err, len(coll.Corpus)))
+		a.current.Note(fmt.Sprintf("%s.json is not demo metadata (%v): encoding the %d documents.", base, err, len(coll.Corpus)))
 		return nil
 	}
 	if why := meta.Fits(m, coll.Corpus, hash); why != "" {
-		a.current.note(fmt.Sprintf("The site's precomputed demo vectors of %s are not used: %s; encoding the %d documents.", name, why, len(coll.Corpus)))
+		a.current.Note(fmt.Sprintf("The site's precomputed demo vectors of %s are not used: %s; encoding the %d documents.", name, why, len(coll.Corpus)))
 		return nil
 	}
 	npy, err := pre.npy, pre.npyErr
 	if err != nil {
-		a.current.note(fmt.Sprintf("The site's precomputed demo vectors of %s could not be read (%v): encoding the %d documents.", name, err, len(coll.Corpus)))
+		a.current.Note(fmt.Sprintf("The site's precomputed demo vectors of %s could not be read (%v): encoding the %d documents.", name, err, len(coll.Corpus)))
 		return nil
 	}
 	mat, err := retrieval.ReadNPY(bytes.NewReader(npy), base+".npy")
@@ -72,7 +72,7 @@ func (a *app) demoVectors(ctx context.Context, coll *dataset.Collection, name, e
 		TokenizerFingerprint: meta.TokenizerFingerprint, CorpusSHA256: hash, Rows: mat.Rows, Dim: mat.Dim}); err != nil {
 		return err
 	}
-	a.current.note(fmt.Sprintf("The %d demo documents' vectors came precomputed (%s.npy, engine %s): only the queries were encoded.", mat.Rows, base, meta.Engine))
+	a.current.Note(fmt.Sprintf("The %d demo documents' vectors came precomputed (%s.npy, engine %s): only the queries were encoded.", mat.Rows, base, meta.Engine))
 	return nil
 }
 
@@ -160,12 +160,12 @@ func (a *app) demoQueryVectors(ctx context.Context, coll *dataset.Collection, f 
 	base := "data/demo/" + name + ".queries"
 	n := len(coll.Queries)
 	if f.jsErr != nil || f.npyErr != nil {
-		a.current.note(fmt.Sprintf("No precomputed demo query vectors of %s here (%v): encoding the %d queries.", name, errors.Join(f.jsErr, f.npyErr), n))
+		a.current.Note(fmt.Sprintf("No precomputed demo query vectors of %s here (%v): encoding the %d queries.", name, errors.Join(f.jsErr, f.npyErr), n))
 		return nil
 	}
 	var meta experiment.QueryVectorsMeta
 	if err := json.Unmarshal(f.js, &meta); err != nil {
-		a.current.note(fmt.Sprintf("%s.json is not query vector metadata (%v): encoding the %d queries.", base, err, n))
+		a.current.Note(fmt.Sprintf("%s.json is not query vector metadata (%v): encoding the %d queries.", base, err, n))
 		return nil
 	}
 	mat, err := retrieval.ReadNPY(bytes.NewReader(f.npy), base+".npy")
@@ -177,10 +177,10 @@ func (a *app) demoQueryVectors(ctx context.Context, coll *dataset.Collection, f 
 		return err
 	}
 	if why != "" {
-		a.current.note(fmt.Sprintf("The site's precomputed demo query vectors of %s are not used: %s; encoding the %d queries.", name, why, n))
+		a.current.Note(fmt.Sprintf("The site's precomputed demo query vectors of %s are not used: %s; encoding the %d queries.", name, why, n))
 		return nil
 	}
-	a.current.setQueryVectors(name, v)
-	a.current.note(fmt.Sprintf("The %d demo queries' clean vectors came precomputed (%s.npy, engine %s): only the query sequences a perturbation changed were encoded.", n, base, meta.Engine))
+	a.current.SetQueryVectors(name, v)
+	a.current.Note(fmt.Sprintf("The %d demo queries' clean vectors came precomputed (%s.npy, engine %s): only the query sequences a perturbation changed were encoded.", n, base, meta.Engine))
 	return nil
 }

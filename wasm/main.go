@@ -51,12 +51,13 @@ import (
 	"context"
 	"syscall/js"
 
+	"github.com/dreval/dreval/browser"
 	"github.com/dreval/dreval/dataset"
 )
 
 func main() {
 	if !dataset.DemoEmbedded() { // built as scripts/wasm-build.sh builds it
-		dataset.SetDemoSource(fetchDemo)
+		dataset.SetDemoSource(browser.DemoSource(fetchShared))
 	}
 	a := newApp()
 	js.Global().Set("drevalHandle", js.FuncOf(func(this js.Value, args []js.Value) any {
@@ -75,8 +76,8 @@ func main() {
 // worker's scope or a MessagePort).
 func (a *app) handle(msg, reply js.Value) {
 	// The background's tests wait while a request is answered.
-	a.bg.begin()
-	defer a.bg.end()
+	a.bg.Begin()
+	defer a.bg.End()
 	id := msg.Get("id")
 	post := func(v map[string]any) {
 		v["id"] = id

@@ -154,7 +154,7 @@ func (a *app) reproduce(ctx context.Context, msg js.Value, progress func(map[str
 		return nil, err
 	}
 	start := time.Now()
-	a.current.begin(e)
+	a.current.Begin(e)
 	data, err := a.data(q.Data, "test")
 	if err != nil {
 		return nil, err
@@ -176,7 +176,7 @@ func (a *app) reproduce(ctx context.Context, msg js.Value, progress func(map[str
 	if err != nil {
 		return nil, err
 	}
-	out["encoding"], out["notes"] = a.current.report()
+	out["encoding"], out["notes"] = encodingJS(a.current.Report())
 	out["runSeconds"] = runSeconds
 	out["seconds"] = time.Since(start).Seconds()
 	return out, nil

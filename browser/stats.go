@@ -1,6 +1,4 @@
-//go:build js && wasm
-
-package main
+package browser
 
 import (
 	"sync"
@@ -9,26 +7,27 @@ import (
 	"github.com/dreval/dreval/experiment"
 )
 
-// runState is the run in progress: the engine setting it encodes with,
+// RunState is the run in progress: the engine setting it encodes with,
 // the encoding of each model it opened, and remarks for the page.
-type runState struct {
+type RunState struct {
 	mu     sync.Mutex
 	engine string
-	stats  []*encodeStats
+	stats  []*EncodeStats
 	notes  []string
 	// queries are the precomputed query vectors of this run's models, by
 	// name (demoQueryVectors).
 	queries map[string]*experiment.QueryVectors
 }
 
-// begin starts a run with engine setting e.
-func (r *runState) begin(e string) {
+// Begin starts a run with engine setting e.
+func (r *RunState) Begin(e string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.engine, r.stats, r.notes, r.queries = e, nil, nil, nil
 }
 
-func (r *runState) setQueryVectors(model string, v *experiment.QueryVectors) {
+// SetQueryVectors keeps the precomputed query vectors of model.
+func (r *RunState) SetQueryVectors(model string, v *experiment.QueryVectors) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.queries == nil {
@@ -37,65 +36,65 @@ func (r *runState) setQueryVectors(model string, v *experiment.QueryVectors) {
 	r.queries[model] = v
 }
 
-// queryVectors returns the precomputed query vectors of model, or nil.
-func (r *runState) queryVectors(model string) *experiment.QueryVectors {
+// QueryVectors returns the precomputed query vectors of model, or nil.
+func (r *RunState) QueryVectors(model string) *experiment.QueryVectors {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.queries[model]
 }
 
-func (r *runState) engineSetting() string {
+// EngineSetting returns the run's engine setting (auto when none).
+func (r *RunState) EngineSetting() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.engine == "" {
-		return engineAuto
+		return "auto"
 	}
 	return r.engine
 }
 
-func (r *runState) add(st *encodeStats) {
+// Add counts st in the run.
+func (r *RunState) Add(st *EncodeStats) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.stats = append(r.stats, st)
 }
 
-func (r *runState) note(n string) {
+// Note adds a remark for the page.
+func (r *RunState) Note(n string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.notes = append(r.notes, n)
 }
 
-// report returns, for the page, what each model of the run encoded
+// Report returns, for the page, what each model of the run encoded
 // ("encoding": model, texts, seconds, engine, note; models that encoded
 // nothing left out) and the run's remarks ("notes").
-func (r *runState) report() (encoding, notes []any) {
+func (r *RunState) Report() (encoding []Encoding, notes []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	seen := map[string]bool{}
 	for _, st := range r.stats {
 		texts, busy := st.totals()
-		if seen[st.model] {
+		if seen[st.Model] {
 			continue
 		}
-		seen[st.model] = true
-		e := map[string]any{"model": st.model, "texts": texts, "seconds": busy.Seconds(), "engine": st.label(), "note": st.note()}
+		seen[st.Model] = true
+		e := Encoding{Model: st.Model, Texts: texts, Seconds: busy.Seconds(), Engine: st.Label(), Note: st.Note()}
 		if texts > 0 {
-			e["perSecond"] = float64(texts) / max(busy.Seconds(), 1e-9)
+			e.PerSecond = float64(texts) / max(busy.Seconds(), 1e-9)
 		}
 		encoding = append(encoding, e)
 	}
-	for _, n := range r.notes {
-		notes = append(notes, n)
-	}
-	return encoding, notes
+	return encoding, append([]string(nil), r.notes...)
 }
 
-// encodeStats counts what one model encoded in a run: the sequences
+// EncodeStats counts what one model encoded in a run: the sequences
 // embedded and the time during which at least one embedding was under
 // way (so that overlapping calls are not counted twice).
-type encodeStats struct {
-	model       string
-	label, note func() string
+type EncodeStats struct {
+	Model       string
+	Label, Note func() string
 
 	mu     sync.Mutex
 	texts  int
@@ -104,7 +103,7 @@ type encodeStats struct {
 	since  time.Time
 }
 
-func (s *encodeStats) enter() {
+func (s *EncodeStats) enter() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.active == 0 {
@@ -113,7 +112,7 @@ func (s *encodeStats) enter() {
 	s.active++
 }
 
-func (s *encodeStats) exit(n int) {
+func (s *EncodeStats) exit(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.texts += n
@@ -123,25 +122,25 @@ func (s *encodeStats) exit(n int) {
 	}
 }
 
-func (s *encodeStats) totals() (int, time.Duration) {
+func (s *EncodeStats) totals() (int, time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.texts, s.busy
 }
 
-// countingEmbedder counts an embedder's work into st.
-type countingEmbedder struct {
+// CountingEmbedder counts an embedder's work into St.
+type CountingEmbedder struct {
 	experiment.Embedder
-	st *encodeStats
+	St *EncodeStats
 }
 
-func (c *countingEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
-	c.st.enter()
+func (c *CountingEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
+	c.St.enter()
 	vecs, err := c.Embedder.EmbedIDs(ids)
 	n := 0
 	if err == nil {
 		n = len(ids)
 	}
-	c.st.exit(n)
+	c.St.exit(n)
 	return vecs, err
 }
