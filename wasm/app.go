@@ -693,9 +693,9 @@ func (a *app) bench(msg js.Value) (map[string]any, error) {
 	// in its runs, against the whole (the rest is Go's and the copies').
 	sess := func() *ortweb.Session { return nil }
 	if o, ok := m.Document.Embedder.(interface {
-		Session() (*ortweb.Session, error)
+		Session() (ortweb.Forwarder, error)
 	}); ok {
-		sess = func() *ortweb.Session { s, _ := o.Session(); return s }
+		sess = func() *ortweb.Session { s, _ := o.Session(); r, _ := s.(*ortweb.Session); return r }
 	}
 	var busy0 time.Duration
 	if s := sess(); s != nil {

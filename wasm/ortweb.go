@@ -153,7 +153,7 @@ func (a *app) ortExternal(e string) *engine.External {
 			return nil, engine.Info{}, nil, errors.New(why)
 		}
 		c := config()
-		emb := ortweb.NewEmbedder(s.Config, s.Head, func() (*ortweb.Session, error) {
+		emb := ortweb.NewEmbedder(s.Config, s.Head, func() (ortweb.Forwarder, error) {
 			l := ortRuntime(ep)
 			if l.err != nil {
 				return nil, l.err
@@ -162,7 +162,11 @@ func (a *app) ortExternal(e string) *engine.External {
 			if err != nil {
 				return nil, err
 			}
-			return l.rt.Open(graph, optimized)
+			sess, err := l.rt.Open(graph, optimized)
+			if err != nil {
+				return nil, err
+			}
+			return sess, nil
 		})
 		source := "its " + modelfiles.ONNX
 		if url, _, _, optimized := a.servedGraphURL(s.Transformer.Name()); url != "" {
