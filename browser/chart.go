@@ -2,7 +2,6 @@ package browser
 
 import (
 	"cmp"
-	"fmt"
 	"sort"
 	"sync"
 
@@ -17,27 +16,21 @@ import (
 // perturbations a rate's numbers do not depend on the run it was part
 // of, so points of different runs belong on one line.
 
-// Charts holds the chart points of every model run, by SweepKey.
-type Charts struct {
+// charts holds the chart points of every model run, by sweepKey.
+type charts struct {
 	mu sync.Mutex
 	m  map[string]*sweepPoints
 }
 
-// sweepPoints are the chart points of every model run with one SweepKey.
+// sweepPoints are the chart points of every model run with one sweepKey.
 type sweepPoints struct {
 	models []string // in the order first run
 	points map[string]map[float64]ui.ChartPoint
 }
 
-// SweepKey says which runs share a chart: same data, split, mode, seeds
-// and k.
-func SweepKey(data, split, mode string, seeds int, firstSeed uint64, k int) string {
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%d\x00%d", data, split, mode, seeds, firstSeed, k)
-}
-
-// Add adds the points of res's first dataset's models to the chart of
+// add adds the points of res's first dataset's models to the chart of
 // key.
-func (c *Charts) Add(key string, res *results.Results) {
+func (c *charts) add(key string, res *results.Results) {
 	if len(res.Datasets) == 0 || res.Datasets[0].QrelsAbsent {
 		return
 	}
@@ -68,9 +61,9 @@ func (c *Charts) Add(key string, res *results.Results) {
 	}
 }
 
-// Chart returns the chart of sel: the series of every model run with
+// chart returns the chart of sel: the series of every model run with
 // settings key, the selected model's first, the selected rate marked.
-func (c *Charts) Chart(res *results.Results, sel ui.Selection, key string) (*ui.RateChart, error) {
+func (c *charts) chart(res *results.Results, sel ui.Selection, key string) (*ui.RateChart, error) {
 	own, err := ui.NewRateChart(res, sel, ui.ChartMeasure)
 	if err != nil {
 		return nil, err

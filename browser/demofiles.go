@@ -12,11 +12,11 @@ import (
 
 // DemoSource returns the app's dataset.SetDemoSource: the demo
 // collection's folder, from the site's archive dataset.DemoZip, which
-// fetch gives. The app is built without the collection (tag nodemo,
+// files gives. The app is built without the collection (tag nodemo,
 // scripts/wasm-build.sh) and reads it from its site, once for all
 // workers (the page starts that download with the app's: loader.js's
 // keep). It is kept once read, fetched again after a failure.
-func DemoSource(fetch func(url string, size int64, label string) ([]byte, error)) func() (fs.FS, error) {
+func DemoSource(files Fetcher) func() (fs.FS, error) {
 	var mu sync.Mutex
 	var fsys fs.FS
 	return func() (fs.FS, error) {
@@ -25,7 +25,7 @@ func DemoSource(fetch func(url string, size int64, label string) ([]byte, error)
 		if fsys != nil {
 			return fsys, nil
 		}
-		b, err := fetch(dataset.DemoZip, 0, "the demo collection")
+		b, _, err := files.Fetch(dataset.DemoZip, 0, "the demo collection", false)()
 		if err != nil {
 			return nil, err
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/dreval/dreval/ui"
 )
 
-// ExportFiles returns what the page downloads of res: the files "dreval
+// exportFiles returns what the page downloads of res: the files "dreval
 // eval" writes into its output directory for the same results (package
 // report decides their names and bytes): results.json, comparisons.csv,
 // the TREC runs with their qrels as a zip of runs/ and qrels/, and every
@@ -20,7 +20,7 @@ import (
 //
 // The page decodes every query for its inspector; the files hold the
 // examples "dreval eval" keeps (experiment.DefaultExamples per rate).
-func ExportFiles(res *results.Results) (*ExportReply, error) {
+func exportFiles(res *results.Results) (*ExportReply, error) {
 	files, err := report.Files(res.KeepExamples(experiment.DefaultExamples), report.Extras{Page: ui.ReportHTML})
 	if err != nil {
 		return nil, err

@@ -23,24 +23,23 @@ import (
 // wait for a test in progress.
 const quiet = 400 * time.Millisecond
 
-// Background is the state of the background computation.
-type Background struct {
+// background is the state of the background computation.
+type background struct {
 	mu      sync.Mutex
 	busy    int           // requests being answered
 	lastEnd time.Time     // when the last answer was sent
 	idle    chan struct{} // closed when busy drops to 0
-	wake    chan struct{} // a new run's tests to compute (Kick)
+	wake    chan struct{} // a new run's tests to compute (kick)
 }
 
-// Begin and End bracket the answer of a request.
-func (b *Background) Begin() {
+// begin and end bracket the answer of a request.
+func (b *background) begin() {
 	b.mu.Lock()
 	b.busy++
 	b.mu.Unlock()
 }
 
-// End ends the answer of a request.
-func (b *Background) End() {
+func (b *background) end() {
 	b.mu.Lock()
 	b.busy--
 	b.lastEnd = time.Now()
@@ -51,9 +50,9 @@ func (b *Background) End() {
 	b.mu.Unlock()
 }
 
-// WaitIdle returns once no request is being answered and none was for
+// waitIdle returns once no request is being answered and none was for
 // quiet.
-func (b *Background) WaitIdle() {
+func (b *background) waitIdle() {
 	for {
 		b.waitNotBusy()
 		b.mu.Lock()
@@ -70,7 +69,7 @@ func (b *Background) WaitIdle() {
 }
 
 // waitNotBusy returns once no request is being answered.
-func (b *Background) waitNotBusy() {
+func (b *background) waitNotBusy() {
 	b.mu.Lock()
 	if b.busy == 0 {
 		b.mu.Unlock()
@@ -84,16 +83,15 @@ func (b *Background) waitNotBusy() {
 	<-ch
 }
 
-// Kick wakes the background (Woken) for a new run's tests.
-func (b *Background) Kick() {
+func (b *background) kick() {
 	select {
-	case b.Woken() <- struct{}{}:
+	case b.woken() <- struct{}{}:
 	default:
 	}
 }
 
-// Woken returns the channel Kick wakes.
-func (b *Background) Woken() chan struct{} {
+// woken returns the channel kick wakes.
+func (b *background) woken() chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.wake == nil {
@@ -102,9 +100,9 @@ func (b *Background) Woken() chan struct{} {
 	return b.wake
 }
 
-// ByPriority orders tests: paper-convention drops, other drops, the
+// byPriority orders tests: paper-convention drops, other drops, the
 // rest in MissingTests' order.
-func ByPriority(ts []experiment.Test) []experiment.Test {
+func byPriority(ts []experiment.Test) []experiment.Test {
 	rank := func(t experiment.Test) int {
 		switch {
 		case t.Kind == experiment.TestDrop && t.Convention == experiment.PaperConvention:
@@ -120,14 +118,65 @@ func ByPriority(ts []experiment.Test) []experiment.Test {
 	return ts
 }
 
-// ShownTests returns the tests the views of sel show: the drop of the
+// background computes the last results' missing tests, the drops under
+// the paper's convention first (what a move of the slider to a rate
+// already run shows), then the other conventions', then each run's.
+func (a *App) background() {
+	for range a.bg.woken() {
+		for {
+			a.bg.waitIdle()
+			a.mu.Lock()
+			res := a.last
+			var next *experiment.Test
+			if res != nil {
+				if ts := byPriority(experiment.MissingTests(res)); len(ts) > 0 {
+					next = &ts[0]
+				}
+			}
+			a.mu.Unlock()
+			if next == nil {
+				break
+			}
+			if err := a.fillTest(res, *next); err != nil {
+				break // an export computes it again and reports the error
+			}
+			// Back to the JavaScript event loop, so that a request that
+			// came meanwhile is answered before the next test.
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// fillTest computes one test of res, with the results locked (a request
+// never sees a test half written).
+func (a *App) fillTest(res *results.Results, t experiment.Test) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return experiment.FillTest(res, t)
+}
+
+// fill computes the tests of res that only lists (nil: every missing
+// one).
+func (a *App) fill(res *results.Results, only []experiment.Test) error {
+	if only == nil {
+		only = experiment.MissingTests(res)
+	}
+	for _, t := range only {
+		if err := a.fillTest(res, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fillShown computes the tests the views of sel show: the drop of the
 // selected model and rate under the conventions of its table.
-func ShownTests(res *results.Results, sel ui.Selection) []experiment.Test {
+func (a *App) fillShown(res *results.Results, sel ui.Selection) error {
 	var only []experiment.Test
 	for _, cm := range res.Conventions {
 		if cm.Convention == metrics.ConventionST || sel.AllConventions {
 			only = append(only, experiment.Test{Kind: experiment.TestDrop, Dataset: sel.Dataset, Model: sel.Model, Rate: sel.Rate, Convention: cm.Convention})
 		}
 	}
-	return only
+	return a.fill(res, only)
 }

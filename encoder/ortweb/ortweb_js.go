@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall/js"
 	"time"
+
+	"github.com/dreval/dreval/internal/jsvalue"
 )
 
 // Runtime is onnxruntime-web: the namespace object its scripts define
@@ -100,7 +102,7 @@ func (rt *Runtime) Open(model js.Value, optimized bool) (*Session, error) {
 		"graphOptimizationLevel": level,
 		"logSeverityLevel":       3,
 	}
-	s, err := await(rt.ort.Get("InferenceSession").Call("create", model, opts))
+	s, err := jsvalue.Await(rt.ort.Get("InferenceSession").Call("create", model, opts))
 	if err != nil {
 		return nil, fmt.Errorf("onnxruntime-web (%s) cannot open the graph: %w", rt.EP, err)
 	}
@@ -145,7 +147,7 @@ func (s *Session) Close() error {
 	if s.s.IsUndefined() {
 		return nil
 	}
-	_, err := await(s.s.Call("release"))
+	_, err := jsvalue.Await(s.s.Call("release"))
 	s.s = js.Undefined()
 	return err
 }
@@ -161,8 +163,7 @@ func (s *Session) Forward(seqs [][]int32, pad Padding, dim int) ([][]float32, er
 	tensor := s.rt.ort.Get("Tensor")
 	shape := []any{len(seqs), width}
 	for i, in := range s.plan.Inputs {
-		u8 := js.Global().Get("Uint8Array").New(len(data[i]))
-		js.CopyBytesToJS(u8, data[i])
+		u8 := jsvalue.ToJS(data[i])
 		typ, arr := "int64", "BigInt64Array"
 		if in.Int32 {
 			typ, arr = "int32", "Int32Array"
@@ -175,7 +176,7 @@ func (s *Session) Forward(seqs [][]int32, pad Padding, dim int) ([][]float32, er
 		return nil, errors.New("onnxruntime-web: the session is closed")
 	}
 	t0 := time.Now()
-	res, err := await(s.s.Call("run", feeds, []any{s.plan.Output}))
+	res, err := jsvalue.Await(s.s.Call("run", feeds, []any{s.plan.Output}))
 	s.busy += time.Since(t0)
 	if err != nil {
 		return nil, fmt.Errorf("onnxruntime-web: run on %d sequences of up to %d tokens: %w", len(seqs), width, err)
@@ -187,48 +188,10 @@ func (s *Session) Forward(seqs [][]int32, pad Padding, dim int) ([][]float32, er
 		return nil, fmt.Errorf("onnxruntime-web: %s has shape %s, want [%d %d %d]", s.plan.Output, js.Global().Get("JSON").Call("stringify", dims).String(), len(seqs), width, dim)
 	}
 	arr := out.Get("data")
-	raw := make([]byte, arr.Get("byteLength").Int())
-	js.CopyBytesToGo(raw, js.Global().Get("Uint8Array").New(arr.Get("buffer"), arr.Get("byteOffset"), arr.Get("byteLength")))
+	raw := jsvalue.Bytes(js.Global().Get("Uint8Array").New(arr.Get("buffer"), arr.Get("byteOffset"), arr.Get("byteLength")))
 	lens := make([]int, len(seqs))
 	for i, q := range seqs {
 		lens[i] = len(q)
 	}
 	return s.plan.Hidden(raw, lens, width, dim)
-}
-
-// await waits for promise p to settle: its value, or its rejection as an
-// error. The calling goroutine blocks; the JavaScript event loop runs.
-func await(p js.Value) (js.Value, error) {
-	if p.Type() != js.TypeObject || p.Get("then").Type() != js.TypeFunction {
-		return p, nil
-	}
-	type result struct {
-		v   js.Value
-		err error
-	}
-	ch := make(chan result, 1)
-	then := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		ch <- result{v: args[0]}
-		return nil
-	})
-	catch := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		msg := "rejected"
-		if len(args) > 0 {
-			switch a := args[0]; {
-			case a.Type() == js.TypeObject && a.Get("message").Type() == js.TypeString:
-				msg = a.Get("message").String()
-			case a.Type() == js.TypeString:
-				msg = a.String()
-			case a.Type() == js.TypeObject:
-				msg = a.Call("toString").String()
-			}
-		}
-		ch <- result{err: errors.New(msg)}
-		return nil
-	})
-	defer then.Release()
-	defer catch.Release()
-	p.Call("then", then, catch)
-	r := <-ch
-	return r.v, r.err
 }
