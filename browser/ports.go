@@ -45,8 +45,8 @@ type Server interface {
 type HTTPReply struct {
 	Status     int
 	StatusText string
-	// Header holds the reply's headers by lower-case name.
-	Header map[string]string
+	// Header returns the reply's header called name ("" when absent).
+	Header func(name string) string
 	Body   []byte
 }
 

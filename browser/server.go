@@ -120,8 +120,8 @@ func (s *serverEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 	if resp.Status != 200 {
 		return nil, fmt.Errorf("encoding on the server: %s", serverError(resp))
 	}
-	rows, err1 := strconv.Atoi(resp.Header["x-dreval-rows"])
-	dim, err2 := strconv.Atoi(resp.Header["x-dreval-dim"])
+	rows, err1 := strconv.Atoi(resp.Header("X-Dreval-Rows"))
+	dim, err2 := strconv.Atoi(resp.Header("X-Dreval-Dim"))
 	switch {
 	case err1 != nil || err2 != nil:
 		return nil, errors.New("encoding on the server: the reply lacks its X-Dreval-Rows and X-Dreval-Dim headers")

@@ -57,8 +57,8 @@ func (s *server) Post(body []byte, accept string) (*HTTPReply, error) {
 			out = binary.LittleEndian.AppendUint32(out, math.Float32bits(x))
 		}
 	}
-	return &HTTPReply{Status: 200, Body: out, Header: map[string]string{
-		"x-dreval-rows": strconv.Itoa(len(vecs)), "x-dreval-dim": strconv.Itoa(t.Embedder.Dim())}}, nil
+	header := map[string]string{"X-Dreval-Rows": strconv.Itoa(len(vecs)), "X-Dreval-Dim": strconv.Itoa(t.Embedder.Dim())}
+	return &HTTPReply{Status: 200, Body: out, Header: func(name string) string { return header[name] }}, nil
 }
 
 // TestServerEncodes: under the Engine setting auto, a server that

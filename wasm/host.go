@@ -4,7 +4,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 	"syscall/js"
@@ -14,18 +13,16 @@ import (
 	"github.com/dreval/dreval/internal/jsvalue"
 )
 
+// The functions of worker.js (drevalFetchFile, drevalORT, drevalFetch,
+// drevalDerive, drevalDerived) are there in every worker the app runs in
+// (it calls drevalReady at its start).
+
 // files is browser.Fetcher: worker.js's drevalFetchFile, which the page
 // answers once for every worker.
 type files struct{}
 
 func (files) Fetch(url string, size int64, label string, sum bool) func() ([]byte, string, error) {
-	f := js.Global().Get("drevalFetchFile")
-	if f.Type() != js.TypeFunction {
-		return func() ([]byte, string, error) {
-			return nil, "", fmt.Errorf("fetching %s: no drevalFetchFile (not the app's worker)", url)
-		}
-	}
-	asked := f.Invoke(url, size, label, sum)
+	asked := js.Global().Call("drevalFetchFile", url, size, label, sum)
 	return func() ([]byte, string, error) {
 		a, err := jsvalue.Await(asked)
 		if err != nil {
@@ -60,11 +57,13 @@ func (server) Post(body []byte, accept string) (*browser.HTTPReply, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the reply: %v", err)
 	}
-	r := &browser.HTTPReply{Status: resp.Get("status").Int(), StatusText: resp.Get("statusText").String(), Header: map[string]string{}, Body: jsvalue.Bytes(jsvalue.Uint8Array(ab))}
-	for k, v := range jsvalue.FromJS(js.Global().Get("Object").Call("fromEntries", resp.Get("headers"))).(map[string]any) {
-		r.Header[k], _ = v.(string)
+	header := func(name string) string {
+		if v := resp.Get("headers").Call("get", name); v.Type() == js.TypeString {
+			return v.String()
+		}
+		return ""
 	}
-	return r, nil
+	return &browser.HTTPReply{Status: resp.Get("status").Int(), StatusText: resp.Get("statusText").String(), Header: header, Body: jsvalue.Bytes(jsvalue.Uint8Array(ab))}, nil
 }
 
 var peers struct {
@@ -105,11 +104,7 @@ func (ort) Config() (c browser.WorkerConfig) {
 }
 
 func (ort) Load(ep string) (browser.Runtime, string, error) {
-	load := js.Global().Get("drevalORT")
-	if load.Type() != js.TypeFunction {
-		return nil, "", errors.New("no drevalORT: not the app's worker")
-	}
-	v, err := jsvalue.Await(load.Invoke(ep))
+	v, err := jsvalue.Await(js.Global().Call("drevalORT", ep))
 	if err != nil {
 		return nil, "", err
 	}
@@ -117,11 +112,7 @@ func (ort) Load(ep string) (browser.Runtime, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	note := v.Get("note")
-	if note.Type() != js.TypeString {
-		return runtime{rt}, "", nil
-	}
-	return runtime{rt}, note.String(), nil
+	return runtime{rt}, v.Get("note").String(), nil // "" where there is none
 }
 
 func (ort) FetchGraph(url string, size int64, label string) (browser.Graph, error) {
@@ -137,11 +128,7 @@ func (ort) FetchGraph(url string, size int64, label string) (browser.Graph, erro
 }
 
 func (ort) Derive(key, label string) (browser.Graph, error) {
-	derive := js.Global().Get("drevalDerive")
-	if derive.Type() != js.TypeFunction {
-		return nil, nil // built here, for this worker alone
-	}
-	ans, err := jsvalue.Await(derive.Invoke(key, label))
+	ans, err := jsvalue.Await(js.Global().Call("drevalDerive", key, label))
 	if err != nil || !ans.Get("data").Truthy() {
 		return nil, err
 	}
@@ -149,12 +136,10 @@ func (ort) Derive(key, label string) (browser.Graph, error) {
 }
 
 func (ort) Derived(key string, g browser.Graph, err error) {
-	switch f := js.Global().Get("drevalDerived"); {
-	case f.Type() != js.TypeFunction:
-	case err != nil:
-		f.Invoke(key, js.Null(), err.Error())
-	default:
-		f.Invoke(key, g)
+	if err != nil {
+		js.Global().Call("drevalDerived", key, js.Null(), err.Error())
+	} else {
+		js.Global().Call("drevalDerived", key, g)
 	}
 }
 

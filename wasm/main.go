@@ -1,17 +1,14 @@
 //go:build js && wasm
 
 // Command wasm is dreval's browser app as the page's Web Workers run it,
-// one wasm instance each (webapp/static/worker.js): a thin adapter
-// between JavaScript and package browser, which holds the app (its
-// state, its messages, its runs) and tests natively. The adapter turns
-// each message the worker gets (drevalHandle) into browser's typed
-// request (browser.DecodeRequest, from the tree jsvalue.FromJS makes of
-// it), answers it with browser.App.Handle and posts the replies back;
-// and it implements browser.Ports with syscall/js (host.go): the site's
-// files (worker.js's drevalFetchFile), "dreval serve"'s api/encode
-// (fetch), the helper workers (the MessagePorts in drevalPeers) and
-// onnxruntime-web (drevalConfig, drevalORT, and the graphs drevalFetch,
-// drevalDerive and drevalDerived share between the workers).
+// one wasm instance each (webapp/static/worker.js): a thin adapter to
+// package browser, which holds the app (its state, its messages, its
+// runs) and tests natively. It turns each message the worker gets
+// (drevalHandle) into browser's typed request (browser.DecodeRequest of
+// the tree jsvalue.FromJS makes), answers it with browser.App.Handle and
+// posts the replies back; and it implements browser.Ports with syscall/js
+// (host.go): the site's files, "dreval serve"'s api/encode, the helper
+// workers (the MessagePorts in drevalPeers) and onnxruntime-web.
 package main
 
 import (
