@@ -29,8 +29,8 @@ type App struct {
 	ports Ports
 	mu    sync.Mutex
 	// models holds the opened models by modelKey (name and engine);
-	// opening those being opened (a run's and a helper's "prepare" open a
-	// model once).
+	// opening those being opened (a run's and a helper's PrepareRequest
+	// open a model once).
 	models  map[string]*experiment.Model
 	opening map[string]*opening
 	// corpusFetched holds the models whose precomputed demo corpus
@@ -146,7 +146,7 @@ func (a *App) answer(req Message, post func(Message)) (Message, error) {
 		return nonNil(a.bench(r))
 	case *PrepareRequest:
 		// From the first worker: open a model now, answering nothing (an
-		// error comes again with the first "embed"). A dense model's
+		// error comes again with the first EmbedRequest). A dense model's
 		// document tower embeds no sequences, which on onnxruntime-web
 		// loads the runtime, the graph and the session too.
 		if e, err := checkEngine(r.Engine); err == nil {
