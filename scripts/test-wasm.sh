@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v node >/dev/null || { echo "test-wasm: node is required" >&2; exit 1; }
 exec_wasm="$(go env GOROOT)/lib/wasm/go_js_wasm_exec"
-pkgs=(./wasm/ ./results/ ./spec/ ./metrics/... ./answer/ ./experiment/ ./report/ ./perturb/ ./retrieval/ ./modelfiles/ ./encoder/ ./encoder/transformer/ ./encoder/tokenizer/ ./encoder/bert/ ./encoder/onnx/ ./encoder/ortweb/ ./encoder/torchckpt/ ./encoder/static/ ./dataset/ ./ui/ ./internal/regex/ ./internal/memfs/)
-GOOS=js GOARCH=wasm go vet ./wasm/ ./ui/ ./cloudflare/
+pkgs=(./browser/ ./internal/jsvalue/ ./results/ ./spec/ ./metrics/... ./answer/ ./experiment/ ./report/ ./perturb/ ./retrieval/ ./modelfiles/ ./encoder/ ./encoder/transformer/ ./encoder/tokenizer/ ./encoder/bert/ ./encoder/onnx/ ./encoder/ortweb/ ./encoder/torchckpt/ ./encoder/static/ ./dataset/ ./ui/ ./internal/regex/ ./internal/memfs/)
+GOOS=js GOARCH=wasm go vet ./wasm/ ./browser/ ./internal/jsvalue/ ./ui/ ./cloudflare/
 # internal/pylit reads the browser's uploads (DPR answers, .npy headers);
 # ui/e2e is native only (its !js build tag) and must say so under js too.
 pkgs+=(./internal/pylit/)

@@ -12,6 +12,7 @@ import (
 )
 
 //go:generate go run ./menusgen
+//go:generate go run ./messagesgen
 
 //go:embed static
 var files embed.FS

@@ -9,7 +9,7 @@ import (
 // TestBrowserAppHasNoHTTP keeps Go's HTTP client and TLS out of the
 // browser app (about 0.45 MB of app.wasm.gz): downloading datasets lives
 // in this package, which only the CLI imports, and the app reaches its
-// server through the JavaScript fetch API (wasm/server.go). Package
+// server through the JavaScript fetch API (browser/server.go, wasm/host.go). Package
 // dataset, which the app loads collections with, must not need them
 // either.
 func TestBrowserAppHasNoHTTP(t *testing.T) {

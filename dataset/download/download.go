@@ -4,7 +4,7 @@
 //
 // It is kept out of package dataset so that the browser app, which loads
 // collections but never downloads them, does not carry Go's HTTP and TLS
-// code (wasm/deps_test.go checks that).
+// code (this package's deps_test.go checks that).
 package download
 
 import (

@@ -10,7 +10,7 @@
 // package onnx exports from its weights ("dreval model export-onnx"
 // writes the same), so the two agree to float rounding.
 //
-// Three parts, so that what can be checked natively is:
+// Four parts, so that what can be checked natively is:
 //
 //   - io.go (every build): which inputs a graph's session is fed and which
 //     output is read, from the names and types onnxruntime-web reports
@@ -19,5 +19,8 @@
 //   - graph.go (every build): the graph of a model directory as the
 //     pieces of one .onnx file, so that a 90 MB graph is assembled in
 //     JavaScript memory without a second copy in Go's;
-//   - ortweb_js.go (js/wasm): the session and the Embedder.
+//   - embedder.go (every build): the Embedder, which runs a model's
+//     batches on a Forwarder (a session, or a test's fake) and applies
+//     its head;
+//   - ortweb_js.go (js/wasm): onnxruntime-web's runtime and sessions.
 package ortweb

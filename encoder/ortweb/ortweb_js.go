@@ -9,8 +9,7 @@ import (
 	"syscall/js"
 	"time"
 
-	"github.com/dreval/dreval/encoder"
-	"github.com/dreval/dreval/modelfiles"
+	"github.com/dreval/dreval/internal/jsvalue"
 )
 
 // Runtime is onnxruntime-web: the namespace object its scripts define
@@ -103,7 +102,7 @@ func (rt *Runtime) Open(model js.Value, optimized bool) (*Session, error) {
 		"graphOptimizationLevel": level,
 		"logSeverityLevel":       3,
 	}
-	s, err := await(rt.ort.Get("InferenceSession").Call("create", model, opts))
+	s, err := jsvalue.Await(rt.ort.Get("InferenceSession").Call("create", model, opts))
 	if err != nil {
 		return nil, fmt.Errorf("onnxruntime-web (%s) cannot open the graph: %w", rt.EP, err)
 	}
@@ -148,7 +147,7 @@ func (s *Session) Close() error {
 	if s.s.IsUndefined() {
 		return nil
 	}
-	_, err := await(s.s.Call("release"))
+	_, err := jsvalue.Await(s.s.Call("release"))
 	s.s = js.Undefined()
 	return err
 }
@@ -164,8 +163,7 @@ func (s *Session) Forward(seqs [][]int32, pad Padding, dim int) ([][]float32, er
 	tensor := s.rt.ort.Get("Tensor")
 	shape := []any{len(seqs), width}
 	for i, in := range s.plan.Inputs {
-		u8 := js.Global().Get("Uint8Array").New(len(data[i]))
-		js.CopyBytesToJS(u8, data[i])
+		u8 := jsvalue.ToJS(data[i])
 		typ, arr := "int64", "BigInt64Array"
 		if in.Int32 {
 			typ, arr = "int32", "Int32Array"
@@ -178,7 +176,7 @@ func (s *Session) Forward(seqs [][]int32, pad Padding, dim int) ([][]float32, er
 		return nil, errors.New("onnxruntime-web: the session is closed")
 	}
 	t0 := time.Now()
-	res, err := await(s.s.Call("run", feeds, []any{s.plan.Output}))
+	res, err := jsvalue.Await(s.s.Call("run", feeds, []any{s.plan.Output}))
 	s.busy += time.Since(t0)
 	if err != nil {
 		return nil, fmt.Errorf("onnxruntime-web: run on %d sequences of up to %d tokens: %w", len(seqs), width, err)
@@ -190,172 +188,10 @@ func (s *Session) Forward(seqs [][]int32, pad Padding, dim int) ([][]float32, er
 		return nil, fmt.Errorf("onnxruntime-web: %s has shape %s, want [%d %d %d]", s.plan.Output, js.Global().Get("JSON").Call("stringify", dims).String(), len(seqs), width, dim)
 	}
 	arr := out.Get("data")
-	raw := make([]byte, arr.Get("byteLength").Int())
-	js.CopyBytesToGo(raw, js.Global().Get("Uint8Array").New(arr.Get("buffer"), arr.Get("byteOffset"), arr.Get("byteLength")))
+	raw := jsvalue.Bytes(js.Global().Get("Uint8Array").New(arr.Get("buffer"), arr.Get("byteOffset"), arr.Get("byteLength")))
 	lens := make([]int, len(seqs))
 	for i, q := range seqs {
 		lens[i] = len(q)
 	}
 	return s.plan.Hidden(raw, lens, width, dim)
-}
-
-// Embedder embeds token ids with a session and the model's Head, as
-// package ort's Embedder does natively: sequences sorted by length and
-// run in batches (encoder.Batches), padded with the model's padding id
-// and masked, then pooled, through the head's layers and normalised in
-// Go. It implements encoder.Embedder, encoder.HeadEmbedder and
-// encoder.VocabSizer. The session is opened on first use (Open), so a
-// model whose vectors come from elsewhere (a server) never loads
-// onnxruntime-web.
-type Embedder struct {
-	// Head turns the token vectors into the embedding.
-	Head *encoder.Head
-	// BatchSize and BatchTokens bound one run (0: 32 and 8192).
-	BatchSize, BatchTokens int
-	// Progress, when not nil, is called after each batch.
-	Progress encoder.Progress
-
-	cfg  modelfiles.Config
-	open *opener
-}
-
-// opener opens the session once; a failure is kept and reported by every
-// call.
-type opener struct {
-	once sync.Once
-	f    func() (*Session, error)
-	sess *Session
-	err  error
-}
-
-func (o *opener) get() (*Session, error) {
-	o.once.Do(func() { o.sess, o.err = o.f() })
-	return o.sess, o.err
-}
-
-// NewEmbedder returns the embedder of the transformer cfg describes,
-// running on the session open returns (called once, on first use) and
-// then head.
-func NewEmbedder(cfg modelfiles.Config, head *encoder.Head, open func() (*Session, error)) *Embedder {
-	return &Embedder{Head: head, cfg: cfg, open: &opener{f: open}}
-}
-
-// Session returns the embedder's session, opening it if needed.
-func (e *Embedder) Session() (*Session, error) { return e.open.get() }
-
-// Dim returns the embedding's length.
-func (e *Embedder) Dim() int { return e.Head.Dim(e.cfg.HiddenSize) }
-
-// VocabSize returns the size of the model's vocabulary.
-func (e *Embedder) VocabSize() int { return e.cfg.VocabSize }
-
-// HeadOf returns the embedder's head.
-func (e *Embedder) HeadOf() *encoder.Head { return e.Head }
-
-// WithHead implements encoder.HeadEmbedder: a copy sharing the session.
-func (e *Embedder) WithHead(h *encoder.Head) encoder.Embedder {
-	c := *e
-	c.Head = h
-	return &c
-}
-
-// Close releases the session, if it was opened.
-func (e *Embedder) Close() error {
-	var err error
-	e.open.once.Do(func() { e.open.err = errors.New("onnxruntime-web: the embedder is closed") })
-	if e.open.sess != nil {
-		err = e.open.sess.Close()
-	}
-	return err
-}
-
-// EmbedIDs embeds each id sequence (token type 0, every token attended).
-// An empty sequence, one longer than the model's positions, or an id
-// outside the vocabulary is an error naming it.
-func (e *Embedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
-	maxTokens := e.cfg.MaxTokens()
-	for s, seq := range ids {
-		if len(seq) == 0 {
-			return nil, fmt.Errorf("ort-web: sequence %d has no ids (an empty text still has [CLS] and [SEP])", s)
-		}
-		if len(seq) > maxTokens {
-			return nil, fmt.Errorf("ort-web: sequence %d has %d tokens, more than the model's %d", s, len(seq), maxTokens)
-		}
-		for p, id := range seq {
-			if id < 0 || int(id) >= e.cfg.VocabSize {
-				return nil, fmt.Errorf("ort-web: sequence %d position %d: token id %d is outside the vocabulary [0, %d)", s, p, id, e.cfg.VocabSize)
-			}
-		}
-	}
-	sess, err := e.open.get()
-	if err != nil {
-		return nil, err
-	}
-	bs, bt := e.BatchSize, e.BatchTokens
-	if bs <= 0 {
-		bs = 32
-	}
-	if bt <= 0 {
-		bt = 8192
-	}
-	pad := Padding{PadID: int64(max(e.cfg.PaddingIdx(), 0)), PositionOffset: int64(e.cfg.PositionOffset())}
-	dim := e.Dim()
-	out := make([][]float32, len(ids))
-	done := 0
-	for _, batch := range encoder.Batches(ids, bs, bt) {
-		seqs := make([][]int32, len(batch))
-		for j, i := range batch {
-			seqs[j] = ids[i]
-		}
-		hidden, err := sess.Forward(seqs, pad, e.cfg.HiddenSize)
-		if err != nil {
-			return nil, err
-		}
-		for j, i := range batch {
-			out[i] = make([]float32, dim)
-			e.Head.Apply(out[i], hidden[j], e.cfg.HiddenSize)
-		}
-		done += len(batch)
-		if e.Progress != nil {
-			e.Progress(done, len(ids))
-		}
-	}
-	return out, nil
-}
-
-// await waits for promise p to settle: its value, or its rejection as an
-// error. The calling goroutine blocks; the JavaScript event loop runs.
-func await(p js.Value) (js.Value, error) {
-	if p.Type() != js.TypeObject || p.Get("then").Type() != js.TypeFunction {
-		return p, nil
-	}
-	type result struct {
-		v   js.Value
-		err error
-	}
-	ch := make(chan result, 1)
-	then := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		ch <- result{v: args[0]}
-		return nil
-	})
-	catch := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		msg := "rejected"
-		if len(args) > 0 {
-			switch a := args[0]; {
-			case a.Type() == js.TypeObject && a.Get("message").Type() == js.TypeString:
-				msg = a.Get("message").String()
-			case a.Type() == js.TypeString:
-				msg = a.String()
-			case a.Type() == js.TypeObject:
-				msg = a.Call("toString").String()
-			}
-		}
-		ch <- result{err: errors.New(msg)}
-		return nil
-	})
-	defer then.Release()
-	defer catch.Release()
-	p.Call("then", then, catch)
-	r := <-ch
-	return r.v, r.err
 }

@@ -85,13 +85,9 @@ func embedBoth(t *testing.T, rt *ortweb.Runtime, dir string, texts []string) (we
 		t.Fatal(err)
 	}
 	opened := 0
-	emb := ortweb.NewEmbedder(s.Config, s.Head, func() (*ortweb.Session, error) {
+	emb := ortweb.NewEmbedder(s.Config, s.Head, func() (ortweb.Forwarder, error) {
 		opened++
-		g, err := ortweb.BuildGraph(s, "test")
-		if err != nil {
-			return nil, err
-		}
-		return rt.Open(g.JS(), false)
+		return open(rt, s)
 	})
 	if emb.Dim() != goEnc.Dim() || emb.VocabSize() != s.Config.VocabSize {
 		t.Fatalf("dims %d (go %d), vocab %d", emb.Dim(), goEnc.Dim(), emb.VocabSize())
@@ -174,41 +170,27 @@ func TestMiniLM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := sess.Plan(); p.Output != "last_hidden_state" || len(p.Inputs) != 3 {
+	if p := sess.(*ortweb.Session).Plan(); p.Output != "last_hidden_state" || len(p.Inputs) != 3 {
 		t.Errorf("plan %+v", p)
 	}
 }
 
-// TestEmbedIDsErrors checks the errors that name the sequence.
-func TestEmbedIDsErrors(t *testing.T) {
-	rt := runtime(t)
-	dir := t.TempDir()
-	retrievertest.Write(t, "bert", dir, 5)
-	s, err := transformer.ReadSettings(modelfiles.OSDir(dir), transformer.Options{})
+// open opens a session of the graph BuildGraph gives for s.
+func open(rt *ortweb.Runtime, s *transformer.Settings) (ortweb.Forwarder, error) {
+	g, err := ortweb.BuildGraph(s, "test")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	emb := ortweb.NewEmbedder(s.Config, s.Head, func() (*ortweb.Session, error) {
-		g, err := ortweb.BuildGraph(s, "test")
-		if err != nil {
-			return nil, err
-		}
-		return rt.Open(g.JS(), false)
-	})
-	long := make([]int32, s.Config.MaxTokens()+1)
-	for _, tc := range []struct {
-		ids  [][]int32
-		want string
-	}{
-		{[][]int32{{2, 3}, {}}, "ort-web: sequence 1 has no ids"},
-		{[][]int32{long}, "ort-web: sequence 0 has 65 tokens, more than the model's 64"},
-		{[][]int32{{2, int32(s.Config.VocabSize), 3}}, "ort-web: sequence 0 position 1: token id"},
-	} {
-		if _, err := emb.EmbedIDs(tc.ids); err == nil || len(err.Error()) < len(tc.want) || err.Error()[:len(tc.want)] != tc.want {
-			t.Errorf("error %v, want %q", err, tc.want)
-		}
+	sess, err := rt.Open(g.JS(), false)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := rt.Open(js.Global().Get("Uint8Array").New(10), false); err == nil {
+	return sess, nil
+}
+
+// TestOpenErrors: onnxruntime-web refuses bytes that are no graph.
+func TestOpenErrors(t *testing.T) {
+	if _, err := runtime(t).Open(js.Global().Get("Uint8Array").New(10), false); err == nil {
 		t.Error("ten zero bytes opened as a graph")
 	}
 }

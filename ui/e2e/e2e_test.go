@@ -380,7 +380,7 @@ func checkTable(t testing.TB, cells []cell, res *results.Results, rate float64, 
 	}
 }
 
-// nativeRun runs what the page runs (wasm/app.go runRequest.Config), as
+// nativeRun runs what the page runs (browser/app.go RunSettings.config), as
 // "dreval eval -engine go -data demo -models M -rates 0,R -seeds S" does.
 func nativeRun(t testing.TB, model string, rate float64, seeds int) *results.Results {
 	t.Helper()

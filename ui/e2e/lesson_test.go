@@ -230,10 +230,10 @@ func TestOpeningLesson(t *testing.T) {
 	}
 	screenshot(t, ctx, "run-800.png")
 	// api/encode answers 404 on a plain file server: that is how the
-	// page learns it is not "dreval serve" (wasm/server.go's probe). So
+	// page learns it is not "dreval serve" (browser/server.go's probe). So
 	// do the optional assets this site lacks, whose absence the page
 	// says in words: onnxruntime-web (ort/index.json, loader.js) and the
-	// demo's precomputed vectors (data/demo/MODEL.json, wasm/demo.go).
+	// demo's precomputed vectors (data/demo/MODEL.json, browser/demo.go).
 	nfs := slices.DeleteFunc(nf.list(), func(p string) bool {
 		return p == "/api/encode" || p == "/ort/index.json" || strings.HasPrefix(p, "/data/demo/") && strings.HasSuffix(p, ".json")
 	})

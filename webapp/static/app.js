@@ -39,19 +39,19 @@ class Pool {
       w.onerror = (e) => this.fatal("worker " + (i + 1) + " failed: " + (e.message || "unknown error"));
       if (i > 0) {
         const ch = new MessageChannel();
-        w.postMessage({ type: "helper", port: ch.port2 }, [ch.port2]);
+        w.postMessage({ type: WORKER_MSG.Helper, port: ch.port2 }, [ch.port2]);
         ports.push(ch.port1);
       }
       this.workers.push(w);
     }
-    this.workers[0].postMessage({ type: "peers", ports }, ports);
+    this.workers[0].postMessage({ type: WORKER_MSG.Peers, ports }, ports);
     // The files the page fetches first, sent as soon as it has them (the
     // worker then needs no ask, which would wait behind the opening
     // model's download on the page's thread): the model index to every
     // worker, the demo collection to the first, which runs the experiments.
     for (const [url, to] of [["models/index.json", this.workers], ["demo.zip", [this.workers[0]]]]) {
       loader.early(url).then((a) => {
-        if (a) for (const w of to) w.postMessage({ type: "file", url, data: a.data });
+        if (a) for (const w of to) w.postMessage({ type: WORKER_MSG.File, url, data: a.data });
       });
     }
     // The settings first (they name the site's onnxruntime-web), then the
@@ -60,8 +60,8 @@ class Pool {
       ([ort, module]) => {
         this.config.ort = ort;
         for (const w of this.workers) {
-          w.postMessage({ type: "config", config: this.config });
-          w.postMessage({ type: "wasm", module });
+          w.postMessage({ type: WORKER_MSG.Config, config: this.config });
+          w.postMessage({ type: WORKER_MSG.Wasm, module });
         }
       },
       (e) => this.fatal(e.message));
@@ -71,10 +71,10 @@ class Pool {
   answer(i, msg) {
     const w = this.workers[i];
     const reply = (p, transfer) => p.then(
-      (a) => w.postMessage(Object.assign({ type: "answer", rid: msg.rid }, a), transfer ? transfer(a) : []),
-      (e) => w.postMessage({ type: "answer", rid: msg.rid, error: e.message }));
+      (a) => w.postMessage(Object.assign({ type: WORKER_MSG.Answer, rid: msg.rid }, a), transfer ? transfer(a) : []),
+      (e) => w.postMessage({ type: WORKER_MSG.Answer, rid: msg.rid, error: e.message }));
     // A shared file: cloned to each worker, transferred to the last.
-    if (msg.type === "fetch") reply(loader.file(msg.url, msg.size, msg.label, this.size, msg.sum), (a) => a.last ? [a.data] : []);
+    if (msg.type === WORKER_MSG.Fetch) reply(loader.file(msg.url, msg.size, msg.label, this.size, msg.sum), (a) => a.last ? [a.data] : []);
     else reply(loader.derive(msg.key, msg.label, this.size));
   }
   fatal(message) {
@@ -83,18 +83,18 @@ class Pool {
     this.pending.clear();
   }
   onMessage(i, msg) {
-    if (msg.type === "ready") {
+    if (msg.type === WORKER_MSG.Ready) {
       if (++this.readyCount === this.size) this.resolveReady();
       return;
     }
-    if (msg.type === "fatal") { this.fatal("worker " + (i + 1) + ": " + msg.message); return; }
-    if (msg.type === "fetch" || msg.type === "derive") { this.answer(i, msg); return; }
-    if (msg.type === "derived") { loader.put(msg.key, msg.data, msg.error); return; }
+    if (msg.type === WORKER_MSG.Fatal) { this.fatal("worker " + (i + 1) + ": " + msg.message); return; }
+    if (msg.type === WORKER_MSG.Fetch || msg.type === WORKER_MSG.Derive) { this.answer(i, msg); return; }
+    if (msg.type === WORKER_MSG.Derived) { loader.put(msg.key, msg.data, msg.error); return; }
     const p = this.pending.get(msg.id);
     if (!p) return;
-    if (msg.type === "progress") { p.progress && p.progress(msg); return; }
+    if (msg.type === MSG.Progress) { p.progress && p.progress(msg); return; }
     this.pending.delete(msg.id);
-    if (msg.type === "error") p.reject(new Error(msg.message)); else p.resolve(msg);
+    if (msg.type === MSG.ErrorReply) p.reject(new Error(msg.message)); else p.resolve(msg);
   }
   // request sends msg to the first worker and resolves with its answer.
   request(msg, progress, transfer) {
@@ -312,13 +312,13 @@ function relPath(f) {
 // graph is a model's ONNX graph chosen (model-upload.js).
 async function sendChosen(files, kind, from, root, everyWorker, forget, graph) {
   const folder = files.some((f) => f.webkitRelativePath);
-  const picked = await state.pool.request({ type: "pick", kind, from, folder, files: files.map(relPath), graph: graph || "" });
+  const picked = await state.pool.request({ type: MSG.PickRequest, kind, from, folder, files: files.map(relPath), graph: graph || "" });
   const list = [];
   for (const f of files) {
     const as = picked.send[relPath(f)];
     if (as) list.push({ path: as, data: await readFile(f) });
   }
-  const msg = { type: "files", root, files: list, forget: forget || "" };
+  const msg = { type: MSG.FilesRequest, root, files: list, forget: forget || "" };
   if (everyWorker) await state.pool.broadcast(msg);
   else await state.pool.request(msg, null, list.map((f) => f.data));
   return list.map((f) => f.path);
@@ -344,7 +344,7 @@ async function runMetrics() {
   const q = $("qrels-file").files[0], r = $("run-file").files[0];
   if (!q || !r) throw new Error("Choose both a qrels file and a run file.");
   setStatus("Scoring " + r.name + " against " + q.name + "…");
-  const ans = await state.pool.request({ type: "metrics", qrels: { name: q.name, text: await readFile(q, "text") }, run: { name: r.name, text: await readFile(r, "text") }, scoring: scoring() });
+  const ans = await state.pool.request({ type: MSG.MetricsRequest, qrels: { name: q.name, text: await readFile(q, "text") }, run: { name: r.name, text: await readFile(r, "text") }, scoring: scoring() });
   $("metrics").innerHTML = ans.html;
   $("metrics-title").textContent = "Metrics of the uploaded run";
   showPanel("metrics-results");
@@ -361,7 +361,7 @@ async function runVectors() {
   const bin = async (f) => ({ name: f.name, data: new Uint8Array(await readFile(f)) });
   const txt = async (f) => f ? { name: f.name, text: await readFile(f, "text") } : null;
   setStatus("Searching " + q.name + " in " + c.name + "…");
-  const msg = { type: "vectors", corpus: await bin(c), queries: await bin(q), corpusIDs: await txt(ci), queryIDs: await txt(qi), qrels: await txt(r), scoring: scoring() };
+  const msg = { type: MSG.VectorsRequest, corpus: await bin(c), queries: await bin(q), corpusIDs: await txt(ci), queryIDs: await txt(qi), qrels: await txt(r), scoring: scoring() };
   const ans = await state.pool.request(msg, null, [msg.corpus.data.buffer, msg.queries.data.buffer]);
   $("metrics").innerHTML = ans.html;
   $("metrics-title").textContent = "Metrics of the search of the uploaded embeddings (no perturbation)";
@@ -383,7 +383,7 @@ async function run(rates, show, started, lesson) {
     lesson: !!lesson, // skipped, not failed, where the site does not serve the model
   };
   setStatus("Running " + request.model + " on " + data + "…");
-  const ans = await state.pool.request({ type: "run", request }, onProgress);
+  const ans = await state.pool.request({ type: MSG.RunRequest, request }, onProgress);
   if (ans.skipped) throw Object.assign(new Error(ans.skipped), { skipped: true });
   state.results = ans;
   state.key = [data, request.model, request.mode, request.seeds, request.firstSeed, request.engine].join("|");
@@ -477,7 +477,7 @@ function download(name, type, data) {
 // served; it returns the answer for reproduce.js.
 async function checkModels() {
   await state.pool.ready;
-  const ans = await state.pool.request({ type: "models" });
+  const ans = await state.pool.request({ type: MSG.ModelsRequest });
   const sel = $("model");
   for (const o of sel.options) {
     const why = ans.unavailable[o.value];
@@ -536,7 +536,7 @@ function init() {
   const warm = () => {
     const model = $("model").value;
     if (model === "upload") return;
-    state.pool.ready.then(() => state.pool.request({ type: "warm", model, engine: $("engine").value })).catch(() => {});
+    state.pool.ready.then(() => state.pool.request({ type: MSG.WarmRequest, model, engine: $("engine").value })).catch(() => {});
   };
   $("model").addEventListener("change", warm);
   $("engine").addEventListener("change", warm);
@@ -550,7 +550,7 @@ function init() {
     const r = rate();
     if ((state.results.rates || []).includes(r)) {
       go(async (t) => {
-        const ans = await state.pool.request({ type: "view", show: r, trec: $("trec").checked }, onProgress);
+        const ans = await state.pool.request({ type: MSG.ViewRequest, show: r, trec: $("trec").checked }, onProgress);
         Object.assign(state.results, ans);
         showResults(state.results);
         const ms = (state.viewAt || performance.now()) - t;
@@ -574,7 +574,7 @@ function init() {
   // Exports are made by the worker when asked for, from its last results.
   const exporter = (name, type, field) => () => {
     if (!state.results || state.busy) return;
-    state.pool.request({ type: "export" }).then(
+    state.pool.request({ type: MSG.ExportRequest }).then(
       (ans) => { download(name, type, ans[field]); setStatus("Saved " + name + "."); },
       (e) => showError("Export failed: " + e.message));
   };

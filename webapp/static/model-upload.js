@@ -76,7 +76,7 @@ async function sendModel() {
   status.textContent = "Sending your model to " + state.pool.size + " worker(s)…";
   setStatus(status.textContent);
   const sent = await sendChosen(files, "model", from, root, true, forget ? "models/" + forget : "", graph);
-  if (forget) await state.pool.broadcast({ type: "forget", model: forget });
+  if (forget) await state.pool.broadcast({ type: MSG.ForgetRequest, model: forget });
   await openModel(name, from, sent);
   upload.sig = sig;
   upload.name = name;
@@ -92,7 +92,7 @@ async function openModel(name, from, sent) {
   setStatus(status.textContent);
   let ans;
   try {
-    ans = await state.pool.request({ type: "model", model: name, engine });
+    ans = await state.pool.request({ type: MSG.ModelRequest, model: name, engine });
   } catch (e) {
     // The worker names files by their path in its file system.
     const msg = e.message.split("model " + root + ": ").join("").split(root + "/").join("");

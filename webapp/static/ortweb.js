@@ -1,6 +1,6 @@
 // ortweb.js: loads onnxruntime-web into a worker when Go first needs it
-// (wasm/ortweb.go calls worker.js's drevalORT): the WebAssembly build
-// (ort.wasm.min.js: SIMD everywhere, threads when the page is
+// (browser/ortweb.go, through wasm/host.go, calls worker.js's drevalORT):
+// the WebAssembly build (ort.wasm.min.js: SIMD everywhere, threads when the page is
 // cross-origin isolated) or, asked for WebGPU, the WebGPU build
 // (ort.webgpu.min.js), from the site's ort/ folder, with its .wasm binary
 // fetched once by the page for every worker (drevalFetch, Cache Storage).

@@ -1,6 +1,6 @@
 // reproduce.js: the "Reproduce the study" section. It runs the study's
-// protocol in the workers ("reproduce", wasm/reproduce.go: what "dreval
-// reproduce" runs) on the data chosen in the form, through app.js's job
+// protocol in the workers (MSG.ReproduceRequest, browser/reproduce.go: what
+// "dreval reproduce" runs) on the data chosen in the form, through app.js's job
 // queue (go), so it shows progress and is cancelled like a run, and shows
 // the reproduction the worker renders (package report's tables, findings
 // and decoded examples) with its Markdown for download.
@@ -20,7 +20,7 @@ async function reproduceJob(started) {
   const seeds = seedsOf("reproduce-seeds", "Seeds of the study (the protocol uses 5)");
   const data = kind === "beir" ? await uploadBEIR() : "demo";
   setStatus("Reproducing the study on " + data + " with " + models.join(", ") + "…");
-  const ans = await state.pool.request({ type: "reproduce", request: { data, models, seeds, engine: $("engine").value } }, onProgress);
+  const ans = await state.pool.request({ type: MSG.ReproduceRequest, request: { data, models, seeds, engine: $("engine").value } }, onProgress);
   reproduction.markdown = ans.markdown;
   $("reproduction-output").innerHTML = ans.html; // escaped by package report
   showPanel("reproduction");

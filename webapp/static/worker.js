@@ -15,7 +15,7 @@
 // drevalDerived(key, bytes). drevalORT(ep) loads onnxruntime-web into this
 // worker (ortweb.js).
 "use strict";
-importScripts("wasm_exec.js");
+importScripts("wasm_exec.js", "messages.js"); // messages.js: MSG and WORKER_MSG
 
 self.drevalPeers = [];
 self.drevalConfig = { threads: 1, isolated: false, ort: {} };
@@ -43,18 +43,18 @@ self.drevalFetchFile = (url, size, label, sum) => {
     pushed.delete(url);
     return Promise.resolve({ data: p.data, sha256: "" });
   }
-  return ask({ type: "fetch", url, size: size || 0, label: label || "", sum: !!sum }).then((a) => ({ data: a.data, sha256: a.sha256 || "" }));
+  return ask({ type: WORKER_MSG.Fetch, url, size: size || 0, label: label || "", sum: !!sum }).then((a) => ({ data: a.data, sha256: a.sha256 || "" }));
 };
 // pushed holds the files the page sent unasked ("file": the model index
 // and the demo collection, which it fetches first), by URL, until Go asks
 // for them: the page's thread is busy with the opening model's download
 // by the time Go runs, and an ask would wait for it.
 const pushed = new Map();
-self.drevalDerive = (key, label) => ask({ type: "derive", key, label: label || "" });
+self.drevalDerive = (key, label) => ask({ type: WORKER_MSG.Derive, key, label: label || "" });
 self.drevalDerived = (key, bytes, error) => {
   // A copy: the page keeps it for the other workers (and Cache Storage),
   // this worker opens its session from its own.
-  postMessage({ type: "derived", key, data: bytes ? bytes.buffer : null, error: error || "" });
+  postMessage({ type: WORKER_MSG.Derived, key, data: bytes ? bytes.buffer : null, error: error || "" });
 };
 self.drevalORT = (ep) => {
   if (!self.drevalLoadORT) importScripts("ortweb.js");
@@ -66,46 +66,46 @@ let startWith;
 const started = new Promise((resolve) => { startWith = resolve; }).then((module) => {
   const go = new Go();
   return WebAssembly.instantiate(module, go.importObject).then((instance) => {
-    go.run(instance).then(() => postMessage({ type: "fatal", message: "the Go program exited" }));
+    go.run(instance).then(() => postMessage({ type: WORKER_MSG.Fatal, message: "the Go program exited" }));
     return ready;
   });
 });
 started.then(
-  () => postMessage({ type: "ready" }),
-  (e) => postMessage({ type: "fatal", message: String(e && e.message || e) }));
+  () => postMessage({ type: WORKER_MSG.Ready }),
+  (e) => postMessage({ type: WORKER_MSG.Fatal, message: String(e && e.message || e) }));
 
 async function dispatch(msg, reply) {
   try {
     await started;
     self.drevalHandle(msg, reply);
   } catch (e) {
-    reply.postMessage({ type: "error", id: msg.id, message: String(e && e.message || e) });
+    reply.postMessage({ type: MSG.ErrorReply, id: msg.id, message: String(e && e.message || e) });
   }
 }
 
 onmessage = (e) => {
   const msg = e.data;
   switch (msg.type) {
-    case "wasm": // the app, compiled once by the page
+    case WORKER_MSG.Wasm: // the app, compiled once by the page
       startWith(msg.module);
       return;
-    case "config":
+    case WORKER_MSG.Config:
       self.drevalConfig = msg.config;
       return;
-    case "file": // a file the page sends before it is asked for
+    case WORKER_MSG.File: // a file the page sends before it is asked for
       pushed.set(msg.url, { data: msg.data });
       return;
-    case "answer": { // the page's answer to ask
+    case WORKER_MSG.Answer: { // the page's answer to ask
       const p = asked.get(msg.rid);
       if (!p) return;
       asked.delete(msg.rid);
       if (msg.error) p.reject(new Error(msg.error)); else p.resolve(msg);
       return;
     }
-    case "peers": // the first worker: ports to its helpers
+    case WORKER_MSG.Peers: // the first worker: ports to its helpers
       self.drevalPeers = msg.ports;
       return;
-    case "helper": // a helper: the port its first worker talks through
+    case WORKER_MSG.Helper: // a helper: the port its first worker talks through
       msg.port.onmessage = (ev) => dispatch(ev.data, msg.port);
       return;
   }

@@ -1,11 +1,8 @@
-//go:build js && wasm
-
-package main
+package browser
 
 import (
 	"fmt"
 	"strconv"
-	"syscall/js"
 	"unsafe"
 
 	"github.com/dreval/dreval/metrics"
@@ -25,26 +22,24 @@ import (
 // prepareDraws has the paired tests of n pairs with opts find their
 // random numbers drawn when they start: by a helper worker where there is
 // one, else here in the background.
-func (a *app) prepareDraws(n int, opts metrics.CompareOptions) {
+func (a *App) prepareDraws(n int, opts metrics.CompareOptions) {
 	peers := a.peerList()
 	if len(peers) == 0 {
 		go metrics.PrepareDraws(n, opts)
 		return
 	}
-	answer := peers[len(peers)-1].call(a.requestID(), map[string]any{
-		"type": "draws", "n": n, "permutations": opts.Permutations, "resamples": opts.Resamples,
-		"seed": strconv.FormatUint(opts.Seed, 10),
-	})
+	answer := peers[len(peers)-1].Call(&DrawsRequest{N: n, Permutations: opts.Permutations, Resamples: opts.Resamples,
+		Seed: strconv.FormatUint(opts.Seed, 10)})
 	go func() {
-		r := <-answer
-		if r.Get("type").String() != "draws" {
+		r, ok := (<-answer).(*DrawsReply)
+		if !ok {
 			return // an error: the tests draw their own
 		}
-		signs, err := valuesOf[uint64](r.Get("signs"))
+		signs, err := valuesOf[uint64](r.Signs)
 		if err != nil {
 			return
 		}
-		picks, err := valuesOf[int32](r.Get("picks"))
+		picks, err := valuesOf[int32](r.Picks)
 		if err != nil {
 			return
 		}
@@ -54,18 +49,18 @@ func (a *app) prepareDraws(n int, opts metrics.CompareOptions) {
 	}()
 }
 
-// drawTables answers a "draws" request (prepareDraws): the tables of
-// metrics.DrawTables for msg.n pairs and the options given, as their
-// bytes (WebAssembly is little-endian).
-func drawTables(msg js.Value) (map[string]any, error) {
-	seed, err := strconv.ParseUint(stringOf(msg.Get("seed")), 10, 64)
+// drawTables answers a DrawsRequest (prepareDraws): the tables of
+// metrics.DrawTables for q.N pairs and the options given, as their bytes
+// in memory order (WebAssembly, like the machines Go's tests run on, is
+// little-endian).
+func drawTables(q *DrawsRequest) (*DrawsReply, error) {
+	seed, err := strconv.ParseUint(q.Seed, 10, 64)
 	if err != nil {
 		return nil, fmt.Errorf("draws: seed: %v", err)
 	}
-	n := msg.Get("n").Int()
-	opts := metrics.CompareOptions{Permutations: msg.Get("permutations").Int(), Resamples: msg.Get("resamples").Int(), Seed: seed}
-	signs, picks := metrics.DrawTables(n, opts)
-	return map[string]any{"type": "draws", "signs": jsBytes(bytesView(signs)), "picks": jsBytes(bytesView(picks))}, nil
+	opts := metrics.CompareOptions{Permutations: q.Permutations, Resamples: q.Resamples, Seed: seed}
+	signs, picks := metrics.DrawTables(q.N, opts)
+	return &DrawsReply{Signs: bytesView(signs), Picks: bytesView(picks)}, nil
 }
 
 // bytesView returns the bytes of v's elements, in memory order.
@@ -76,19 +71,15 @@ func bytesView[T int32 | uint64](v []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*int(unsafe.Sizeof(v[0])))
 }
 
-// valuesOf copies the bytes of JavaScript Uint8Array b into values of
-// type T, in memory order, failing when b's length is not a whole
-// number of them.
-func valuesOf[T int32 | uint64](b js.Value) ([]T, error) {
+// valuesOf copies bytes b into values of type T, in memory order,
+// failing when b's length is not a whole number of them.
+func valuesOf[T int32 | uint64](b []byte) ([]T, error) {
 	var zero T
 	size := int(unsafe.Sizeof(zero))
-	n := b.Get("length").Int()
-	if n%size != 0 {
-		return nil, fmt.Errorf("%d bytes are not %d-byte values", n, size)
+	if len(b)%size != 0 {
+		return nil, fmt.Errorf("%d bytes are not %d-byte values", len(b), size)
 	}
-	out := make([]T, n/size)
-	if len(out) > 0 {
-		js.CopyBytesToGo(bytesView(out), b)
-	}
+	out := make([]T, len(b)/size)
+	copy(bytesView(out), b)
 	return out, nil
 }

@@ -1,6 +1,4 @@
-//go:build js && wasm
-
-package main
+package browser
 
 import (
 	"context"
@@ -9,19 +7,18 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"syscall/js"
 
 	"github.com/dreval/dreval/encoder/bert"
 	"github.com/dreval/dreval/experiment"
 	"github.com/dreval/dreval/modelfiles"
 )
 
-// checkModel opens the model msg.model as a run would (the same loaders
+// checkModel opens the model q.Model as a run would (the same loaders
 // as the command line), so that a bad upload is reported, naming the
 // file, before any run; it describes the model.
-func (a *app) checkModel(msg js.Value) (map[string]any, error) {
-	name := msg.Get("model").String()
-	e, err := checkEngine(stringOf(msg.Get("engine")))
+func (a *App) checkModel(q *ModelRequest) (*ModelReply, error) {
+	name := q.Model
+	e, err := checkEngine(q.Engine)
 	if err != nil {
 		return nil, err
 	}
@@ -32,13 +29,13 @@ func (a *app) checkModel(msg js.Value) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]any{"model": name, "kind": string(m.Kind), "engine": m.Engine, "fingerprint": m.Fingerprint}
+	out := &ModelReply{Model: name, Kind: string(m.Kind), Engine: m.Engine, Fingerprint: m.Fingerprint}
 	if m.Document.Embedder != nil {
-		out["dim"] = m.Document.Embedder.Dim()
-		out["score"] = string(m.Score)
-		out["towers"] = m.Towers
-		out["query"] = m.Query.Description
-		out["document"] = m.Document.Description
+		out.Dim = m.Document.Embedder.Dim()
+		out.Score = string(m.Score)
+		out.Towers = m.Towers
+		out.Query = m.Query.Description
+		out.Document = m.Document.Description
 	}
 	if isUpload(name) {
 		// The weights each tower loads, named within the upload.
@@ -56,15 +53,14 @@ func (a *app) checkModel(msg js.Value) (map[string]any, error) {
 				}
 			}
 		}
-		out["weights"] = strings.Join(weights, ", ")
+		out.Weights = strings.Join(weights, ", ")
 	}
 	return out, nil
 }
 
-// forget closes and drops the opened model msg.model (an earlier upload),
-// so that its weights can be collected.
-func (a *app) forget(msg js.Value) {
-	name := msg.Get("model").String()
+// forget closes and drops the opened model name (an earlier upload), so
+// that its weights can be collected.
+func (a *App) forget(name string) {
 	var closing []*experiment.Model
 	a.mu.Lock()
 	for key, m := range a.models {

@@ -1,6 +1,4 @@
-//go:build js && wasm
-
-package main
+package browser
 
 import (
 	"encoding/binary"
@@ -9,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"syscall/js"
 
 	"github.com/dreval/dreval/encoder/engine"
 	"github.com/dreval/dreval/experiment"
@@ -25,81 +22,6 @@ import (
 // hosts answer 404, the Worker and servers without the model 501 or 404:
 // the app then encodes in the browser.
 
-// encodeURL returns the URL of api/encode beside the worker's script.
-func encodeURL() (string, error) {
-	loc := js.Global().Get("location")
-	if loc.IsUndefined() || loc.IsNull() {
-		return "", errors.New("no location")
-	}
-	if p := loc.Get("protocol").String(); p != "http:" && p != "https:" {
-		return "", fmt.Errorf("served over %s, not HTTP", p)
-	}
-	return js.Global().Get("URL").New("api/encode", loc.Get("href")).Call("toString").String(), nil
-}
-
-// await waits for promise p to settle: its value, or its rejection as an
-// error. The calling goroutine blocks; the JS event loop keeps running.
-func await(p js.Value) (js.Value, error) {
-	type result struct {
-		v   js.Value
-		err error
-	}
-	ch := make(chan result, 1)
-	then := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		ch <- result{v: args[0]}
-		return nil
-	})
-	catch := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		ch <- result{err: errors.New(args[0].Call("toString").String())}
-		return nil
-	})
-	defer then.Release()
-	defer catch.Release()
-	p.Call("then", then, catch)
-	r := <-ch
-	return r.v, r.err
-}
-
-// fetchReply is what postJSON returns of a response.
-type fetchReply struct {
-	status     int
-	statusText string
-	headers    js.Value
-	body       []byte
-}
-
-func (r *fetchReply) header(name string) string {
-	v := r.headers.Call("get", name)
-	if v.IsNull() {
-		return ""
-	}
-	return v.String()
-}
-
-// postJSON posts body to url with the browser's fetch (the Go standard
-// library's client would add a megabyte to the app) and reads the whole
-// reply.
-func postJSON(url string, body []byte, accept string) (*fetchReply, error) {
-	resp, err := await(js.Global().Call("fetch", url, js.ValueOf(map[string]any{
-		"method":  "POST",
-		"headers": map[string]any{"Content-Type": "application/json", "Accept": accept},
-		"body":    string(body),
-	})))
-	if err != nil {
-		return nil, err
-	}
-	ab, err := await(resp.Call("arrayBuffer"))
-	if err != nil {
-		return nil, fmt.Errorf("reading the reply: %v", err)
-	}
-	return &fetchReply{
-		status:     resp.Get("status").Int(),
-		statusText: resp.Get("statusText").String(),
-		headers:    resp.Get("headers"),
-		body:       bytesOf(js.Global().Get("Uint8Array").New(ab)),
-	}, nil
-}
-
 // encodeBody is the JSON body of an /api/encode request.
 type encodeBody struct {
 	Model  string    `json:"model"`
@@ -111,27 +33,27 @@ type encodeBody struct {
 // serverEmbedder embeds side of a model through the server's
 // /api/encode, with the server's engine.
 type serverEmbedder struct {
-	url, model, side, engine string
-	dim                      int
+	server              Server
+	model, side, engine string
+	dim                 int
 }
 
 // probeServer returns an embedder of side of model name through the
 // server when the server encodes the same model as m (the local model)
 // with the same dimension; else nil and why not, in words.
-func probeServer(name, side string, m *experiment.Model) (*serverEmbedder, string) {
-	u, err := encodeURL()
-	if err != nil {
-		return nil, err.Error()
+func (a *App) probeServer(name, side string, m *experiment.Model) (*serverEmbedder, string) {
+	if a.ports.Server == nil {
+		return nil, "no server beside the page"
 	}
 	body, err := json.Marshal(encodeBody{Model: name, Side: side, IDs: [][]int32{}})
 	if err != nil {
 		return nil, err.Error()
 	}
-	resp, err := postJSON(u, body, "application/json")
+	resp, err := a.ports.Server.Post(body, "application/json")
 	if err != nil {
 		return nil, "the server could not be reached: " + err.Error()
 	}
-	switch resp.status {
+	switch resp.Status {
 	case 200:
 	case 404:
 		return nil, "this host does not encode " + name + " (no dreval serve, or it lacks the model)"
@@ -145,7 +67,7 @@ func probeServer(name, side string, m *experiment.Model) (*serverEmbedder, strin
 		Engine      string `json:"engine"`
 		Fingerprint string `json:"fingerprint"`
 	}
-	if err := json.Unmarshal(resp.body, &r); err != nil || r.Dim == nil {
+	if err := json.Unmarshal(resp.Body, &r); err != nil || r.Dim == nil {
 		return nil, "the server's api/encode did not answer an encode reply"
 	}
 	t := m.Query
@@ -168,18 +90,18 @@ func probeServer(name, side string, m *experiment.Model) (*serverEmbedder, strin
 			return nil, fmt.Sprintf("the server's %s is another model than the one it serves to this page (fingerprint %s, the page's %s)", name, r.Fingerprint, want)
 		}
 	}
-	return &serverEmbedder{url: u, model: name, side: side, engine: r.Engine, dim: *r.Dim}, ""
+	return &serverEmbedder{server: a.ports.Server, model: name, side: side, engine: r.Engine, dim: *r.Dim}, ""
 }
 
 // serverError is the error message of a reply, or its status.
-func serverError(resp *fetchReply) string {
+func serverError(resp *HTTPReply) string {
 	var e struct {
 		Error string `json:"error"`
 	}
-	if json.Unmarshal(resp.body, &e) == nil && e.Error != "" {
+	if json.Unmarshal(resp.Body, &e) == nil && e.Error != "" {
 		return e.Error
 	}
-	return fmt.Sprintf("HTTP %d %s", resp.status, resp.statusText)
+	return fmt.Sprintf("HTTP %d %s", resp.Status, resp.StatusText)
 }
 
 func (s *serverEmbedder) Dim() int { return s.dim }
@@ -190,16 +112,16 @@ func (s *serverEmbedder) EmbedIDs(ids [][]int32) ([][]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, err := postJSON(s.url, body, "application/octet-stream")
+	resp, err := s.server.Post(body, "application/octet-stream")
 	if err != nil {
 		return nil, fmt.Errorf("encoding on the server: %w", err)
 	}
-	b := resp.body
-	if resp.status != 200 {
+	b := resp.Body
+	if resp.Status != 200 {
 		return nil, fmt.Errorf("encoding on the server: %s", serverError(resp))
 	}
-	rows, err1 := strconv.Atoi(resp.header("X-Dreval-Rows"))
-	dim, err2 := strconv.Atoi(resp.header("X-Dreval-Dim"))
+	rows, err1 := strconv.Atoi(resp.Header("X-Dreval-Rows"))
+	dim, err2 := strconv.Atoi(resp.Header("X-Dreval-Dim"))
 	switch {
 	case err1 != nil || err2 != nil:
 		return nil, errors.New("encoding on the server: the reply lacks its X-Dreval-Rows and X-Dreval-Dim headers")

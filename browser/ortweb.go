@@ -1,6 +1,4 @@
-//go:build js && wasm
-
-package main
+package browser
 
 import (
 	"errors"
@@ -8,7 +6,6 @@ import (
 	"path"
 	"strings"
 	"sync"
-	"syscall/js"
 
 	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/engine"
@@ -45,25 +42,12 @@ func checkEngine(e string) (string, error) {
 	return "", fmt.Errorf("engine %q: want auto, ort-web, webgpu or go", e)
 }
 
-// workerConfig is what the page told this worker (worker.js's
-// drevalConfig): the threads each onnxruntime-web session may use,
-// whether the page is cross-origin isolated, and the site's
-// onnxruntime-web (ort/index.json; Version empty when the site serves
-// none, Why then says why).
-type workerConfig struct {
-	Threads  int  `json:"threads"`
-	Isolated bool `json:"isolated"`
-	ORT      struct {
-		Version string           `json:"version"`
-		Files   map[string]int64 `json:"files"`
-		Why     string           `json:"why"`
-	} `json:"ort"`
-}
-
-func config() workerConfig {
-	var c workerConfig
-	if v := js.Global().Get("drevalConfig"); v.Type() == js.TypeObject {
-		decode(v, &c)
+// config returns what the page told this worker (WorkerConfig), at
+// least one thread.
+func (a *App) config() WorkerConfig {
+	var c WorkerConfig
+	if a.ports.ORT != nil {
+		c = a.ports.ORT.Config()
 	}
 	c.Threads = max(c.Threads, 1)
 	return c
@@ -71,8 +55,8 @@ func config() workerConfig {
 
 // ortServed returns why this site cannot run onnxruntime-web's build for
 // ep, or "" when it can.
-func ortServed(ep string) string {
-	c := config()
+func (a *App) ortServed(ep string) string {
+	c := a.config()
 	if c.ORT.Version == "" {
 		if c.ORT.Why != "" {
 			return c.ORT.Why
@@ -93,49 +77,43 @@ func ortServed(ep string) string {
 // engine setting: the runtime, the execution provider it runs on, and
 // why it is not the one asked for.
 type ortLoaded struct {
-	rt   *ortweb.Runtime
+	rt   Runtime
 	note string
 	err  error
 }
 
 // ortRuntimes holds this worker's onnxruntime-web, by engine setting,
 // loaded once.
-var ortRuntimes struct {
+type ortRuntimes struct {
 	sync.Mutex
 	m map[string]*ortLoaded
 }
 
 // ortRuntime loads onnxruntime-web into this worker for engine setting
-// e (engineORTWeb or engineWebGPU) through worker.js's drevalORT, once.
-func ortRuntime(e string) *ortLoaded {
-	ortRuntimes.Lock()
-	defer ortRuntimes.Unlock()
-	if ortRuntimes.m == nil {
-		ortRuntimes.m = map[string]*ortLoaded{}
+// e (engineORTWeb or engineWebGPU), once.
+func (a *App) ortRuntime(e string) *ortLoaded {
+	a.ort.Lock()
+	defer a.ort.Unlock()
+	if a.ort.m == nil {
+		a.ort.m = map[string]*ortLoaded{}
 	}
-	if l := ortRuntimes.m[e]; l != nil {
+	if l := a.ort.m[e]; l != nil {
 		return l
 	}
 	l := &ortLoaded{}
-	ortRuntimes.m[e] = l
+	a.ort.m[e] = l
 	want := "wasm"
 	if e == engineWebGPU {
 		want = "webgpu"
 	}
-	load := js.Global().Get("drevalORT")
-	if load.Type() != js.TypeFunction {
-		l.err = errors.New("onnxruntime-web cannot be loaded here (no drevalORT: not the app's worker)")
+	if a.ports.ORT == nil {
+		l.err = errors.New("onnxruntime-web cannot be loaded here (not the app's worker)")
 		return l
 	}
-	v, err := await(load.Invoke(want))
-	if err != nil {
-		l.err = fmt.Errorf("loading onnxruntime-web: %v", err)
-		return l
+	l.rt, l.note, l.err = a.ports.ORT.Load(want)
+	if l.err != nil {
+		l.rt, l.err = nil, fmt.Errorf("loading onnxruntime-web: %v", l.err)
 	}
-	if n := v.Get("note"); n.Type() == js.TypeString {
-		l.note = n.String()
-	}
-	l.rt, l.err = ortweb.NewRuntime(v.Get("ort"), v.Get("ep").String())
 	return l
 }
 
@@ -143,18 +121,18 @@ func ortRuntime(e string) *ortLoaded {
 // engineORTWeb or engineWebGPU) open with: onnxruntime-web, named "ort"
 // (the engine family of ONNX Runtime's native build, whose graph and
 // operator semantics it shares). The session is opened on first use.
-func (a *app) ortExternal(e string) *engine.External {
+func (a *App) ortExternal(e string) *engine.External {
 	ep := engineORTWeb
 	if e == engineWebGPU {
 		ep = engineWebGPU
 	}
 	return &engine.External{Name: engine.ORT, New: func(s *transformer.Settings) (encoder.Embedder, engine.Info, func() error, error) {
-		if why := ortServed(ep); why != "" {
+		if why := a.ortServed(ep); why != "" {
 			return nil, engine.Info{}, nil, errors.New(why)
 		}
-		c := config()
-		emb := ortweb.NewEmbedder(s.Config, s.Head, func() (*ortweb.Session, error) {
-			l := ortRuntime(ep)
+		c := a.config()
+		emb := ortweb.NewEmbedder(s.Config, s.Head, func() (ortweb.Forwarder, error) {
+			l := a.ortRuntime(ep)
 			if l.err != nil {
 				return nil, l.err
 			}
@@ -181,10 +159,10 @@ func (a *app) ortExternal(e string) *engine.External {
 }
 
 // graph returns the ONNX graph onnxruntime-web runs for the settings' s
-// transformer, as a JavaScript Uint8Array, and whether ONNX Runtime
+// transformer, in the runtime's memory, and whether ONNX Runtime
 // optimized it offline: the model.onnx the site serves beside a served
 // model's weights (servedGraph), else builtGraph's.
-func (a *app) graph(s *transformer.Settings) (g js.Value, optimized bool, err error) {
+func (a *App) graph(s *transformer.Settings) (g Graph, optimized bool, err error) {
 	if g, optimized, ok, err := a.servedGraph(s.Transformer.Name()); ok || err != nil {
 		return g, optimized, err
 	}
@@ -193,88 +171,67 @@ func (a *app) graph(s *transformer.Settings) (g js.Value, optimized bool, err er
 }
 
 // builtGraph returns the graph of the settings' s transformer, which the
-// site does not serve: the folder's model.onnx,
-// or the graph exported from its weights, which one worker builds and the
-// page hands to the others (and keeps in Cache Storage, keyed by the
-// weights' SHA-256 and the app's build).
-func (a *app) builtGraph(s *transformer.Settings) (js.Value, error) {
+// site does not serve: the folder's model.onnx, or the graph exported
+// from its weights, which one worker builds and the page hands to the
+// others (and keeps in Cache Storage, keyed by the weights' SHA-256 and
+// the app's build).
+func (a *App) builtGraph(s *transformer.Settings) (Graph, error) {
 	t := s.Transformer
 	if ok, _ := t.Exists(modelfiles.ONNX); ok {
 		g, err := ortweb.BuildGraph(s, "")
 		if err != nil {
-			return js.Value{}, err
+			return nil, err
 		}
-		return g.JS(), nil
+		return a.ports.ORT.Graph(g), nil
 	}
 	sum, err := t.SHA256(s.Weights)
 	if err != nil {
-		return js.Value{}, err
+		return nil, err
 	}
 	key := "graph-" + sum[:32]
 	label := "the ONNX graph of " + strings.TrimPrefix(path.Join(t.Name()), modelsDir+"/")
-	derive := js.Global().Get("drevalDerive")
-	if derive.Type() == js.TypeFunction {
-		ans, err := await(derive.Invoke(key, label))
-		if err != nil {
-			return js.Value{}, err
-		}
-		if d := ans.Get("data"); d.Truthy() {
-			return js.Global().Get("Uint8Array").New(d), nil
-		}
+	if g, err := a.ports.ORT.Derive(key, label); g != nil || err != nil {
+		return g, err
 	}
-	g, err := ortweb.BuildGraph(s, "dreval "+buildVersion()+" (browser)")
+	built, err := ortweb.BuildGraph(s, "dreval "+buildVersion()+" (browser)")
 	if err != nil {
-		if derive.Type() == js.TypeFunction {
-			js.Global().Call("drevalDerived", key, js.Null(), err.Error())
-		}
-		return js.Value{}, err
+		a.ports.ORT.Derived(key, nil, err)
+		return nil, err
 	}
-	u8 := g.JS()
-	g = nil
-	if derive.Type() == js.TypeFunction {
-		js.Global().Call("drevalDerived", key, u8)
-	}
-	return u8, nil
+	g := a.ports.ORT.Graph(built)
+	a.ports.ORT.Derived(key, g, nil)
+	return g, nil
 }
 
 // servedGraph returns the model.onnx the site serves beside the weights
 // of the served model in dir (the worker's models/NAME; "dreval site"
 // and "dreval serve" serve it where the model folder has it: the graph
 // the native ort engine runs), fetched once for every worker straight
-// into JavaScript memory (Cache Storage keeps it), so that no worker
+// into the runtime's memory (Cache Storage keeps it), so that no worker
 // builds it from the weights; ok is false where the site serves none.
-func (a *app) servedGraph(dir string) (g js.Value, optimized, ok bool, err error) {
+func (a *App) servedGraph(dir string) (g Graph, optimized, ok bool, err error) {
 	url, size, name, optimized := a.servedGraphURL(dir)
-	f := js.Global().Get("drevalFetch")
-	if url == "" || f.Type() != js.TypeFunction {
-		return js.Value{}, false, false, nil
+	if url == "" || a.ports.ORT == nil {
+		return nil, false, false, nil
 	}
-	if p := takeGraphFetch(url); p != nil {
+	if p := a.graphs.take(url); p != nil {
 		<-p.done
 		return p.g, optimized, true, p.err
 	}
-	g, ok, err = fetchGraph(f, url, size, name)
-	return g, optimized, ok, err
+	g, err = a.fetchGraph(url, size, name)
+	return g, optimized, true, err
 }
 
 // fetchGraph fetches the served model.onnx at url (size bytes, of model
-// name) through the page (drevalFetch f).
-func fetchGraph(f js.Value, url string, size int64, name string) (js.Value, bool, error) {
-	ab, err := await(f.Invoke(url, size, name+"'s "+modelfiles.ONNX))
-	if err != nil {
-		return js.Value{}, true, fmt.Errorf("fetching %s: %v", url, err)
-	}
-	u8 := js.Global().Get("Uint8Array").New(ab)
-	if n := int64(u8.Get("length").Int()); size >= 0 && n != size {
-		return js.Value{}, true, fmt.Errorf("%s has %d bytes, but the index lists %d: the download was cut short", url, n, size)
-	}
-	return u8, true, nil
+// name) through the page.
+func (a *App) fetchGraph(url string, size int64, name string) (Graph, error) {
+	return a.ports.ORT.FetchGraph(url, size, name+"'s "+modelfiles.ONNX)
 }
 
 // graphFetches holds the served model.onnx fetches prefetchORT started
 // ahead, by URL, each taken once by servedGraph; started lists the URLs
 // ever prefetched, so that a later run does not fetch a graph again.
-var graphFetches struct {
+type graphFetches struct {
 	sync.Mutex
 	m       map[string]*graphFetch
 	started map[string]bool
@@ -284,15 +241,15 @@ var graphFetches struct {
 // is set.
 type graphFetch struct {
 	done chan struct{}
-	g    js.Value
+	g    Graph
 	err  error
 }
 
-func takeGraphFetch(url string) *graphFetch {
-	graphFetches.Lock()
-	defer graphFetches.Unlock()
-	p := graphFetches.m[url]
-	delete(graphFetches.m, url)
+func (f *graphFetches) take(url string) *graphFetch {
+	f.Lock()
+	defer f.Unlock()
+	p := f.m[url]
+	delete(f.m, url)
 	return p
 }
 
@@ -305,7 +262,7 @@ func takeGraphFetch(url string) *graphFetch {
 // go, for a model the site serves no model.onnx of (uploads, the static
 // model, BM25), where the site serves no onnxruntime-web, and for a graph
 // it prefetched before.
-func (a *app) prefetchORT(name, e string) {
+func (a *App) prefetchORT(name, e string) {
 	if e == engineGo || name == "" || name == "bm25" || isUpload(name) {
 		return
 	}
@@ -313,29 +270,29 @@ func (a *app) prefetchORT(name, e string) {
 	if e == engineWebGPU {
 		ep = engineWebGPU
 	}
-	f := js.Global().Get("drevalFetch")
-	if ortServed(ep) != "" || f.Type() != js.TypeFunction {
+	if a.ortServed(ep) != "" || a.ports.ORT == nil {
 		return
 	}
 	url, size, model, _ := a.servedGraphURL(path.Join(modelsDir, name))
 	if url == "" {
 		return
 	}
-	graphFetches.Lock()
-	if graphFetches.started[url] {
-		graphFetches.Unlock()
+	f := &a.graphs
+	f.Lock()
+	if f.started[url] {
+		f.Unlock()
 		return
 	}
-	if graphFetches.m == nil {
-		graphFetches.m, graphFetches.started = map[string]*graphFetch{}, map[string]bool{}
+	if f.m == nil {
+		f.m, f.started = map[string]*graphFetch{}, map[string]bool{}
 	}
 	p := &graphFetch{done: make(chan struct{})}
-	graphFetches.m[url], graphFetches.started[url] = p, true
-	graphFetches.Unlock()
-	go ortRuntime(ep)
+	f.m[url], f.started[url] = p, true
+	f.Unlock()
+	go a.ortRuntime(ep)
 	go func() {
 		defer close(p.done)
-		p.g, _, p.err = fetchGraph(f, url, size, model)
+		p.g, p.err = a.fetchGraph(url, size, model)
 	}()
 }
 
@@ -343,7 +300,7 @@ func (a *app) prefetchORT(name, e string) {
 // serves for the served model in dir, the model's name and whether the
 // site's index says ONNX Runtime optimized the graph offline
 // (modelfiles.File.Optimized); url is "" where it serves none.
-func (a *app) servedGraphURL(dir string) (url string, size int64, name string, optimized bool) {
+func (a *App) servedGraphURL(dir string) (url string, size int64, name string, optimized bool) {
 	name, found := strings.CutPrefix(dir, modelsDir+"/")
 	if !found || isUpload(name) || strings.Contains(name, "/") {
 		return "", 0, "", false
@@ -363,7 +320,7 @@ func (a *app) servedGraphURL(dir string) (url string, size int64, name string, o
 // this run, for the page's "N texts encoded at R texts/s (ENGINE)":
 // "ort-web wasm, 2 workers, 1 thread each", "go, 2 workers", "static,
 // 2 workers", or the server's engine.
-func engineLabel(m *experiment.Model, e string, workers int, server string) string {
+func (a *App) engineLabel(m *experiment.Model, e string, workers int, server string) string {
 	if server != "" {
 		return "the server's " + engineWords(server)
 	}
@@ -373,10 +330,10 @@ func engineLabel(m *experiment.Model, e string, workers int, server string) stri
 	}
 	switch m.Engine {
 	case engine.ORT:
-		l := ortRuntime(map[bool]string{true: engineWebGPU, false: engineORTWeb}[e == engineWebGPU])
-		ep, threads := "wasm", config().Threads
+		l := a.ortRuntime(map[bool]string{true: engineWebGPU, false: engineORTWeb}[e == engineWebGPU])
+		ep, threads := "wasm", a.config().Threads
 		if l.rt != nil {
-			ep, threads = l.rt.EP, l.rt.Threads()
+			ep, threads = l.rt.EP(), l.rt.Threads()
 		}
 		each := fmt.Sprintf("%d threads", threads)
 		if threads == 1 {
@@ -410,17 +367,17 @@ func engineWords(e string) string {
 
 // engineNote says in a sentence where a model's vectors were computed
 // and why there, for the page's note under the Engine setting.
-func engineNote(m *experiment.Model, e string, server, why string) string {
+func (a *App) engineNote(m *experiment.Model, e string, server, why string) string {
 	if server != "" {
 		return "Encoding on the server (" + engineWords(server) + "): \"dreval serve\" serves " + m.Name + " and encodes it for this page."
 	}
 	var b strings.Builder
 	switch m.Engine {
 	case engine.ORT:
-		l := ortRuntime(map[bool]string{true: engineWebGPU, false: engineORTWeb}[e == engineWebGPU])
-		c := config()
+		l := a.ortRuntime(map[bool]string{true: engineWebGPU, false: engineORTWeb}[e == engineWebGPU])
+		c := a.config()
 		b.WriteString("Encoding in this browser with onnxruntime-web " + c.ORT.Version)
-		if l.rt != nil && l.rt.EP == "webgpu" {
+		if l.rt != nil && l.rt.EP() == "webgpu" {
 			b.WriteString(" on WebGPU.")
 		} else {
 			threads := c.Threads

@@ -1,6 +1,4 @@
-//go:build js && wasm
-
-package main
+package browser
 
 import (
 	"archive/zip"
@@ -22,32 +20,29 @@ import (
 //
 // The page decodes every query for its inspector; the files hold the
 // examples "dreval eval" keeps (experiment.DefaultExamples per rate).
-func exportFiles(res *results.Results) (map[string]any, error) {
+func exportFiles(res *results.Results) (*ExportReply, error) {
 	files, err := report.Files(res.KeepExamples(experiment.DefaultExamples), report.Extras{Page: ui.ReportHTML})
 	if err != nil {
 		return nil, err
 	}
 	var runs []report.File
-	out := map[string]any{}
+	out := &ExportReply{}
 	for _, f := range files {
 		switch {
 		case f.Path == "results.json":
-			out["json"] = string(f.Data)
+			out.JSON = string(f.Data)
 		case f.Path == report.ComparisonsFile:
-			out["csv"] = string(f.Data)
+			out.CSV = string(f.Data)
 		case strings.HasPrefix(f.Path, "runs/") || strings.HasPrefix(f.Path, "qrels/"):
 			runs = append(runs, f)
 		}
 	}
-	runsZip, err := zipFiles(runs)
-	if err != nil {
+	if out.RunsZip, err = zipFiles(runs); err != nil {
 		return nil, err
 	}
-	allZip, err := zipFiles(files)
-	if err != nil {
+	if out.AllZip, err = zipFiles(files); err != nil {
 		return nil, err
 	}
-	out["runsZip"], out["allZip"] = jsBytes(runsZip), jsBytes(allZip)
 	return out, nil
 }
 

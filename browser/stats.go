@@ -1,6 +1,4 @@
-//go:build js && wasm
-
-package main
+package browser
 
 import (
 	"sync"
@@ -29,6 +27,7 @@ func (r *runState) begin(e string) {
 	r.engine, r.stats, r.notes, r.queries = e, nil, nil, nil
 }
 
+// setQueryVectors keeps the precomputed query vectors of model.
 func (r *runState) setQueryVectors(model string, v *experiment.QueryVectors) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -45,6 +44,7 @@ func (r *runState) queryVectors(model string) *experiment.QueryVectors {
 	return r.queries[model]
 }
 
+// engineSetting returns the run's engine setting (auto when none).
 func (r *runState) engineSetting() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -54,12 +54,14 @@ func (r *runState) engineSetting() string {
 	return r.engine
 }
 
+// add counts st in the run.
 func (r *runState) add(st *encodeStats) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.stats = append(r.stats, st)
 }
 
+// note adds a remark for the page.
 func (r *runState) note(n string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -69,7 +71,7 @@ func (r *runState) note(n string) {
 // report returns, for the page, what each model of the run encoded
 // ("encoding": model, texts, seconds, engine, note; models that encoded
 // nothing left out) and the run's remarks ("notes").
-func (r *runState) report() (encoding, notes []any) {
+func (r *runState) report() (encoding []Encoding, notes []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	seen := map[string]bool{}
@@ -79,16 +81,13 @@ func (r *runState) report() (encoding, notes []any) {
 			continue
 		}
 		seen[st.model] = true
-		e := map[string]any{"model": st.model, "texts": texts, "seconds": busy.Seconds(), "engine": st.label(), "note": st.note()}
+		e := Encoding{Model: st.model, Texts: texts, Seconds: busy.Seconds(), Engine: st.label(), Note: st.note()}
 		if texts > 0 {
-			e["perSecond"] = float64(texts) / max(busy.Seconds(), 1e-9)
+			e.PerSecond = float64(texts) / max(busy.Seconds(), 1e-9)
 		}
 		encoding = append(encoding, e)
 	}
-	for _, n := range r.notes {
-		notes = append(notes, n)
-	}
-	return encoding, notes
+	return encoding, append([]string(nil), r.notes...)
 }
 
 // encodeStats counts what one model encoded in a run: the sequences

@@ -1,11 +1,8 @@
-//go:build js && wasm
-
-package main
+package browser
 
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -13,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall/js"
 	"time"
 
 	"github.com/dreval/dreval/encoder/engine"
@@ -26,13 +22,15 @@ import (
 	"github.com/dreval/dreval/ui"
 )
 
-// app is one worker's state: its opened models, the corpus vectors it
-// encoded, the last results.
-type app struct {
-	mu sync.Mutex
+// App is one worker's state: its opened models, the corpus vectors it
+// encoded, the last results. Its requests may be answered concurrently
+// (Handle).
+type App struct {
+	ports Ports
+	mu    sync.Mutex
 	// models holds the opened models by modelKey (name and engine);
-	// opening those being opened (a run's and a helper's "prepare" open a
-	// model once).
+	// opening those being opened (a run's and a helper's PrepareRequest
+	// open a model once).
 	models  map[string]*experiment.Model
 	opening map[string]*opening
 	// corpusFetched holds the models whose precomputed demo corpus
@@ -47,15 +45,16 @@ type app struct {
 	// chart's points of every model run with each settings.
 	last     *results.Results
 	lastKey  string
-	charts   map[string]*sweepPoints
+	charts   charts
 	bg       background
 	peers    []*peer
-	nextID   int
 	base     *experiment.Registry
 	registry *experiment.Registry
 	// servers holds, per model and side, the server embedder probeServer
-	// found (nil: encode here) and why not.
+	// found (nil: encode here) and why not; probes whether the server
+	// answers an encode probe for a model (serverMayEncode).
 	servers map[string]serverChoice
+	probes  map[string]bool
 	// files holds the models and uploads (see files.go); served is the
 	// site's model index, fetched the models already in files.
 	files   *memfs.FS
@@ -68,6 +67,10 @@ type app struct {
 	// (search.go): in the first worker the last corpus sent, in a helper
 	// the corpora it holds.
 	corpora searchCorpora
+	// ort is onnxruntime-web as loaded, graphs the served graphs fetched
+	// ahead (ortweb.go).
+	ort    ortRuntimes
+	graphs graphFetches
 }
 
 type serverChoice struct {
@@ -75,11 +78,12 @@ type serverChoice struct {
 	why string
 }
 
-func newApp() *app {
-	a := &app{models: map[string]*experiment.Model{}, opening: map[string]*opening{}, corpusFetched: map[string]bool{}, cache: experiment.NewMemCache(), base: experiment.DefaultRegistry(), servers: map[string]serverChoice{},
-		files: newFiles(), fetched: map[string]bool{}, charts: map[string]*sweepPoints{}}
+// New returns a worker's app, reaching the browser through p.
+func New(p Ports) *App {
+	a := &App{ports: p, models: map[string]*experiment.Model{}, opening: map[string]*opening{}, corpusFetched: map[string]bool{},
+		cache: experiment.NewMemCache(), base: experiment.DefaultRegistry(), servers: map[string]serverChoice{}, probes: map[string]bool{},
+		files: &memfs.FS{}, fetched: map[string]bool{}}
 	a.session = a.newSession()
-	a.bg.wake = make(chan struct{}, 1)
 	go a.background()
 	a.registry = experiment.NewRegistry()
 	for _, n := range a.base.Names() {
@@ -89,9 +93,88 @@ func newApp() *app {
 	return a
 }
 
+// Handle answers request req: it posts its reply (none for a
+// PrepareRequest), after any Progress, with post; an ErrorReply when it
+// fails. The page cancels a run by terminating the workers: a running
+// wasm instance does not read its messages.
+func (a *App) Handle(req Message, post func(Message)) {
+	// The background's tests wait while a request is answered.
+	a.bg.begin()
+	defer a.bg.end()
+	out, err := a.answer(req, post)
+	switch {
+	case err != nil:
+		post(&ErrorReply{Message: err.Error()})
+	case out != nil:
+		post(out)
+	}
+}
+
+func (a *App) answer(req Message, post func(Message)) (Message, error) {
+	switch r := req.(type) {
+	case *RunRequest:
+		return nonNil(a.run(context.Background(), r.Request, post))
+	case *ReproduceRequest:
+		return nonNil(a.reproduce(context.Background(), r.Request, post))
+	case *ViewRequest:
+		return nonNil(a.view(r, post))
+	case *ExportRequest:
+		return nonNil(a.export())
+	case *MetricsRequest:
+		return nonNil(a.metrics(r.Scoring, r.Qrels, r.Run.Name, r.Run.Text, nil))
+	case *VectorsRequest:
+		return nonNil(a.vectors(r))
+	case *ModelRequest:
+		return nonNil(a.checkModel(r))
+	case *ForgetRequest:
+		a.forget(r.Model)
+		return &ForgetReply{}, nil
+	case *PickRequest:
+		return nonNil(pick(r))
+	case *FilesRequest:
+		return &FilesReply{}, a.storeFiles(r)
+	case *ModelsRequest:
+		return &ModelsReply{Unavailable: a.availability()}, nil
+	case *WarmRequest:
+		// Open the model in every worker that will embed with it (as a
+		// run does first), answering once that is started.
+		if e, err := checkEngine(r.Engine); err == nil {
+			a.prepareHelpers(r.Model, e)
+		}
+		return &WarmReply{}, nil
+	case *BenchRequest:
+		return nonNil(a.bench(r))
+	case *PrepareRequest:
+		// From the first worker: open a model now, answering nothing (an
+		// error comes again with the first EmbedRequest). A dense model's
+		// document tower embeds no sequences, which on onnxruntime-web
+		// loads the runtime, the graph and the session too.
+		if e, err := checkEngine(r.Engine); err == nil {
+			a.prepare(r.Model, e)
+		}
+		return nil, nil
+	case *EmbedRequest:
+		return nonNil(a.embed(r))
+	case *SearchRequest:
+		return nonNil(a.searchPart(r))
+	case *DrawsRequest:
+		return nonNil(drawTables(r))
+	}
+	return nil, fmt.Errorf("unknown message type %q", req.MessageType())
+}
+
+// nonNil returns reply m as a Message, nil (not a typed nil) with an
+// error.
+func nonNil[T Message](m T, err error) (Message, error) {
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // newSession returns an empty session whose dense searches are split
 // between the workers (search.go).
-func (a *app) newSession() *experiment.Session {
+func (a *App) newSession() *experiment.Session {
 	s := experiment.NewSession()
 	s.Search = a.search
 	return s
@@ -112,7 +195,7 @@ func localEngine(e string) string {
 // setting e: the models in the worker's files, transformers on
 // onnxruntime-web (falling back to the pure-Go engine) or on the pure-Go
 // engine; static models and BM25 whatever e says.
-func (a *app) modelOptions(e string) experiment.ModelOptions {
+func (a *App) modelOptions(e string) experiment.ModelOptions {
 	o := experiment.ModelOptions{Engine: experiment.EngineGo, ModelsDir: modelsDir, Analyzer: experiment.AnalyzerWordPiece, Files: a.files}
 	if l := localEngine(e); l != engineGo {
 		o.Engine, o.External = experiment.EngineAuto, a.ortExternal(l)
@@ -133,7 +216,7 @@ func modelKey(name, e string) string {
 // line's registry, once, fetching a served model's files first; a name
 // it does not know is looked for as a directory of the worker's models
 // (an upload).
-func (a *app) openLocal(ctx context.Context, name, e string) (*experiment.Model, error) {
+func (a *App) openLocal(ctx context.Context, name, e string) (*experiment.Model, error) {
 	key := modelKey(name, e)
 	a.mu.Lock()
 	if m, ok := a.models[key]; ok {
@@ -168,7 +251,7 @@ type opening struct {
 }
 
 // openOnce opens model name for engine setting e (openLocal's work).
-func (a *app) openOnce(ctx context.Context, name, e string) (*experiment.Model, error) {
+func (a *App) openOnce(ctx context.Context, name, e string) (*experiment.Model, error) {
 	open := name
 	if !slices.Contains(a.base.Names(), name) {
 		open = path.Join(modelsDir, name)
@@ -187,7 +270,7 @@ func (a *app) openOnce(ctx context.Context, name, e string) (*experiment.Model, 
 // fingerprints then the server engine's), else shared with the helper
 // workers; and the server's engine ("" when encoding here) with why
 // not.
-func (a *app) resolve(ctx context.Context, name, e string) (m *experiment.Model, server, why string, err error) {
+func (a *App) resolve(ctx context.Context, name, e string) (m *experiment.Model, server, why string, err error) {
 	local, err := a.openLocal(ctx, name, e)
 	if err != nil {
 		return nil, "", "", err
@@ -223,8 +306,8 @@ func (a *app) resolve(ctx context.Context, name, e string) (m *experiment.Model,
 	}
 	cp.Notes = append(slices.Clone(local.Notes), "encoding in the browser ("+why+")")
 	if peers := a.peerList(); len(peers) > 0 && !embedsAlone(local) {
-		cp.Query.Embedder = &helperEmbedder{local: local.Query.Embedder, model: name, engine: e, side: engine.Query, peers: peers, a: a}
-		cp.Document.Embedder = &helperEmbedder{local: local.Document.Embedder, model: name, engine: e, side: engine.Document, peers: peers, a: a}
+		cp.Query.Embedder = &helperEmbedder{local: local.Query.Embedder, model: name, engine: e, side: engine.Query, peers: peers}
+		cp.Document.Embedder = &helperEmbedder{local: local.Document.Embedder, model: name, engine: e, side: engine.Document, peers: peers}
 	}
 	return &cp, "", why, nil
 }
@@ -233,13 +316,12 @@ func (a *app) resolve(ctx context.Context, name, e string) (m *experiment.Model,
 // without its helpers: a static model's vector is a table lookup and a
 // mean, microseconds a batch, less than a batch's round trip to a helper
 // worker (the opening lesson's 4,598 sequences: 144 round trips, about
-// 0.3 s, for 0.05 s of work). The helpers still rank (search.go), which
-// needs no model, so they do not open it either (prepareHelpers).
+// 0.1 s).
 func embedsAlone(m *experiment.Model) bool { return m.Engine == engine.Static }
 
 // open is the run's Factory: the model resolve gives for the current
 // run's engine setting, its embedders counting what they encode.
-func (a *app) open(ctx context.Context, name string, _ experiment.ModelOptions) (*experiment.Model, error) {
+func (a *App) open(ctx context.Context, name string, _ experiment.ModelOptions) (*experiment.Model, error) {
 	e := a.current.engineSetting()
 	m, server, why, err := a.resolve(ctx, name, e)
 	if err != nil || m.Kind != experiment.Dense {
@@ -249,8 +331,8 @@ func (a *app) open(ctx context.Context, name string, _ experiment.ModelOptions) 
 	if embedsAlone(m) {
 		workers = 1
 	}
-	st := &encodeStats{model: name, label: func() string { return engineLabel(m, e, workers, server) },
-		note: func() string { return engineNote(m, e, server, why) }}
+	st := &encodeStats{model: name, label: func() string { return a.engineLabel(m, e, workers, server) },
+		note: func() string { return a.engineNote(m, e, server, why) }}
 	m.Query.Embedder = &countingEmbedder{Embedder: m.Query.Embedder, st: st}
 	if v := a.current.queryVectors(name); v != nil {
 		// Counted: only the sequences v does not hold.
@@ -263,13 +345,13 @@ func (a *app) open(ctx context.Context, name string, _ experiment.ModelOptions) 
 
 // server returns the server's embedder of side of the local model m,
 // probed once, or nil and why not.
-func (a *app) server(name, side string, m *experiment.Model) (*serverEmbedder, string) {
+func (a *App) server(name, side string, m *experiment.Model) (*serverEmbedder, string) {
 	key := name + "\x00" + side
 	a.mu.Lock()
 	sc, ok := a.servers[key]
 	a.mu.Unlock()
 	if !ok {
-		sc.emb, sc.why = probeServer(name, side, m)
+		sc.emb, sc.why = a.probeServer(name, side, m)
 		a.mu.Lock()
 		a.servers[key] = sc
 		a.mu.Unlock()
@@ -277,37 +359,10 @@ func (a *app) server(name, side string, m *experiment.Model) (*serverEmbedder, s
 	return sc.emb, sc.why
 }
 
-// runRequest is a "run" message.
-type runRequest struct {
-	Model     string    `json:"model"`
-	Data      string    `json:"data"`
-	Split     string    `json:"split"`
-	Mode      string    `json:"mode"`
-	Rates     []float64 `json:"rates"`
-	Seeds     int       `json:"seeds"`
-	FirstSeed uint64    `json:"firstSeed"`
-	Show      float64   `json:"show"`
-	TREC      bool      `json:"trec"`
-	K         int       `json:"k"`
-	Resamples int       `json:"resamples"`
-	// Engine is the page's Engine setting (auto, ort-web, webgpu, go).
-	Engine string `json:"engine"`
-	// Lesson marks the opening lesson, which the page asks for before
-	// it knows which models the site serves: a model the site does not
-	// serve skips it (the answer's "skipped" says why) instead of failing.
-	Lesson bool `json:"lesson"`
-}
-
-// decode reads a JSON-compatible JS value into v.
-func decode(v js.Value, dst any) error {
-	s := js.Global().Get("JSON").Call("stringify", v).String()
-	return json.Unmarshal([]byte(s), dst)
-}
-
-// Config returns the experiment configuration of a request, the one
-// "dreval eval" builds from the same settings (engine go), on the
-// collections data holds.
-func (q runRequest) Config(reg *experiment.Registry, cache experiment.Cache, data dataSource, opts experiment.ModelOptions) experiment.Config {
+// config returns the experiment configuration of a run, the one "dreval
+// eval" builds from the same settings (engine go), on the collections
+// data holds.
+func (q RunSettings) config(reg *experiment.Registry, cache experiment.Cache, data dataSource, opts experiment.ModelOptions) experiment.Config {
 	return experiment.Config{
 		Data:         data.names,
 		Collections:  data.collections,
@@ -326,11 +381,13 @@ func (q runRequest) Config(reg *experiment.Registry, cache experiment.Cache, dat
 	}
 }
 
-func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]any)) (map[string]any, error) {
-	var q runRequest
-	if err := decode(msg.Get("request"), &q); err != nil {
-		return nil, fmt.Errorf("bad run request: %v", err)
-	}
+// sweepKey says which runs share a chart: same data, split, mode, seeds
+// and k.
+func (q RunSettings) sweepKey() string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%d\x00%d", q.Data, q.Split, q.Mode, q.Seeds, q.FirstSeed, q.K)
+}
+
+func (a *App) run(ctx context.Context, q RunSettings, progress func(Message)) (*RunReply, error) {
 	e, err := checkEngine(q.Engine)
 	if err != nil {
 		return nil, err
@@ -340,7 +397,7 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 			if !known {
 				why = "not one of the site's models"
 			}
-			return map[string]any{"skipped": q.Model + ": " + why}, nil
+			return &RunReply{Skipped: q.Model + ": " + why}, nil
 		}
 	}
 	if isUpload(q.Model) {
@@ -376,7 +433,7 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 			return nil, err
 		}
 	}
-	cfg := q.Config(a.registry, a.cache, data, a.modelOptions(e))
+	cfg := q.config(a.registry, a.cache, data, a.modelOptions(e))
 	// The paired tests wait: those of the rate shown are computed below,
 	// the others in the background (tests.go).
 	cfg.DeferTests = true
@@ -389,33 +446,28 @@ func (a *app) run(ctx context.Context, msg js.Value, progress func(map[string]an
 	key := q.sweepKey()
 	a.mu.Lock()
 	a.last, a.lastKey = res, key
-	a.addPoints(key, res)
 	a.mu.Unlock()
+	a.charts.add(key, res)
 	testStart := time.Now()
 	if err := a.fillShown(res, sel); err != nil {
 		return nil, err
 	}
 	testSeconds := time.Since(testStart).Seconds()
-	out, err := a.views(res, sel, key, progress)
+	views, err := a.views(res, sel, key, progress)
 	if err != nil {
 		return nil, err
 	}
 	a.bg.kick()
-	out["testSeconds"] = testSeconds // the paired tests of the rate shown
-	var warns []any
-	for _, w := range res.Warnings {
-		warns = append(warns, w)
-	}
-	out["warnings"] = warns
-	out["encoding"], out["notes"] = a.current.report()
-	out["runSeconds"] = runSeconds // experiment.Run alone
-	out["seconds"] = time.Since(start).Seconds()
+	out := &RunReply{Views: *views, TestSeconds: testSeconds, Warnings: res.Warnings}
+	out.Encoding, out.Notes = a.current.report()
+	out.RunSeconds = runSeconds // experiment.Run alone
+	out.Seconds = time.Since(start).Seconds()
 	return out, nil
 }
 
 // export returns the last results as the files the command line writes
 // for them (exportFiles), made when asked for.
-func (a *app) export() (map[string]any, error) {
+func (a *App) export() (*ExportReply, error) {
 	a.mu.Lock()
 	res := a.last
 	a.mu.Unlock()
@@ -431,84 +483,60 @@ func (a *app) export() (map[string]any, error) {
 
 // view re-renders the last results for another rate or measure set
 // (the table and chart first, to early).
-func (a *app) view(msg js.Value, early func(map[string]any)) (map[string]any, error) {
+func (a *App) view(q *ViewRequest, early func(Message)) (*ViewReply, error) {
 	a.mu.Lock()
 	res, key := a.last, a.lastKey
 	a.mu.Unlock()
 	if res == nil {
 		return nil, errors.New("no results yet: run an evaluation first")
 	}
-	sel := ui.Selection{Rate: msg.Get("show").Float(), AllConventions: msg.Get("trec").Bool()}
+	sel := ui.Selection{Rate: q.Show, AllConventions: q.TREC}
 	if err := a.fillShown(res, sel); err != nil {
 		return nil, err
 	}
-	return a.views(res, sel, key, early)
+	v, err := a.views(res, sel, key, early)
+	if err != nil {
+		return nil, err
+	}
+	return &ViewReply{Views: *v}, nil
 }
 
 // views renders the table, chart and inspector of sel; the chart shows
 // every model run with the settings key. The table and chart go to early
 // first (a progress message the page shows at once, when early is not
 // nil): the inspector takes longer to render.
-func (a *app) views(res *results.Results, sel ui.Selection, key string, early func(map[string]any)) (map[string]any, error) {
+func (a *App) views(res *results.Results, sel ui.Selection, key string, early func(Message)) (*Views, error) {
 	table, err := ui.NewResultsTable(res, sel)
 	if err != nil {
 		return nil, err
 	}
-	th, err := ui.Render(table)
+	out := &Views{}
+	if out.Table, err = ui.Render(table); err != nil {
+		return nil, err
+	}
+	chart, err := a.charts.chart(res, sel, key)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]any{"table": th}
-	chart, err := a.chart(res, sel, key)
-	if err != nil {
+	if out.Chart, err = ui.Render(chart); err != nil {
 		return nil, err
-	}
-	if ch, err := ui.Render(chart); err != nil {
-		return nil, err
-	} else {
-		out["chart"] = ch
 	}
 	if early != nil {
-		early(map[string]any{"type": "progress", "view": true, "table": out["table"], "chart": out["chart"]})
+		early(&Progress{View: true, Table: out.Table, Chart: out.Chart})
 	}
 	insp, err := ui.NewInspector(res, sel)
 	if err != nil {
 		return nil, err
 	}
-	if ih, err := ui.Render(insp); err != nil {
+	if out.Inspector, err = ui.Render(insp); err != nil {
 		return nil, err
-	} else {
-		out["inspector"] = ih
 	}
-	var rates []any
 	for _, r := range res.Config.Rates {
 		if r > 0 {
-			rates = append(rates, r)
+			out.Rates = append(out.Rates, r)
 		}
 	}
-	out["rates"] = rates
 	return out, nil
-}
-
-// scoring returns the request of a metrics or vectors message: its
-// scoring field's measures, convention and complete (-m, -convention and
-// -c of "dreval metrics"), the defaults of pageMetrics where absent.
-func scoring(msg js.Value) metrics.Request {
-	req := pageMetrics
-	s := msg.Get("scoring")
-	if s.Type() != js.TypeObject {
-		return req
-	}
-	if v := s.Get("measures"); v.Type() == js.TypeObject {
-		for i := 0; i < v.Length(); i++ {
-			req.Measures = append(req.Measures, v.Index(i).String())
-		}
-	}
-	if v := s.Get("convention"); v.Type() == js.TypeString {
-		req.Convention = v.String()
-	}
-	req.Complete = s.Get("complete").Truthy()
-	return req
 }
 
 // pageMetrics is what the page's qrels + run mode asks for: "dreval
@@ -516,14 +544,22 @@ func scoring(msg js.Value) metrics.Request {
 // default measures, relevance level 1, qrels in any form).
 var pageMetrics = metrics.Request{Level: 1}
 
-// metrics scores an uploaded run against uploaded qrels with the checks
-// and evaluation of "dreval metrics" and /api/metrics (metrics.Request).
-func (a *app) metrics(msg js.Value) (map[string]any, error) {
-	qname, qtext := msg.Get("qrels").Get("name").String(), msg.Get("qrels").Get("text").String()
-	rname, rtext := msg.Get("run").Get("name").String(), msg.Get("run").Get("text").String()
-	res, err := scoring(msg).Evaluate(strings.NewReader(qtext), qname, strings.NewReader(rtext), rname)
+// metrics scores run (text, named rname) against the qrels with the
+// checks and evaluation of "dreval metrics" and /api/metrics
+// (metrics.Request): s's measures, convention and complete (-m,
+// -convention and -c; pageMetrics's defaults where s is nil). It answers
+// with the measures, into out when not nil.
+func (a *App) metrics(s *Scoring, qrels TextFile, rname, rtext string, out *MetricsReply) (*MetricsReply, error) {
+	req := pageMetrics
+	if s != nil {
+		req.Measures, req.Convention, req.Complete = s.Measures, s.Convention, s.Complete
+	}
+	res, err := req.Evaluate(strings.NewReader(qrels.Text), qrels.Name, strings.NewReader(rtext), rname)
 	if err != nil {
 		return nil, err
+	}
+	if out == nil {
+		out = &MetricsReply{}
 	}
 	var text strings.Builder
 	if err := metrics.WriteTREC(&text, res, false); err != nil {
@@ -533,35 +569,34 @@ func (a *app) metrics(msg js.Value) (map[string]any, error) {
 	if err := metrics.WriteCSV(&csv, res, true); err != nil {
 		return nil, err
 	}
-	h, err := ui.Render(ui.NewMetricsView(rname, res, text.String()))
+	if out.HTML, err = ui.Render(ui.NewMetricsView(rname, res, text.String())); err != nil {
+		return nil, err
+	}
+	out.Text, out.CSV = text.String(), csv.String()
+	return out, nil
+}
+
+// embed embeds a helper's chunk.
+func (a *App) embed(q *EmbedRequest) (*EmbedReply, error) {
+	e, err := checkEngine(q.Engine)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"html": h, "text": text.String(), "csv": csv.String()}, nil
-}
-
-// embed embeds a helper's chunk: msg.data holds the sequences' ids back to
-// back and msg.lens their lengths, as little-endian int32.
-func (a *app) embed(msg js.Value) ([]byte, int, error) {
-	e, err := checkEngine(stringOf(msg.Get("engine")))
+	m, err := a.openLocal(context.Background(), q.Model, e)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	m, err := a.openLocal(context.Background(), msg.Get("model").String(), e)
+	ids, err := unpackIDs(q.Data, q.Lens)
 	if err != nil {
-		return nil, 0, err
-	}
-	ids, err := unpackIDs(bytesOf(msg.Get("data")), bytesOf(msg.Get("lens")))
-	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	emb := m.Document.Embedder
-	if msg.Get("side").String() == engine.Query {
+	if q.Side == engine.Query {
 		emb = m.Query.Embedder
 	}
 	vecs, err := emb.EmbedIDs(ids)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	dim := emb.Dim()
 	out := make([]byte, 0, len(vecs)*dim*4)
@@ -570,21 +605,7 @@ func (a *app) embed(msg js.Value) ([]byte, int, error) {
 			out = binary.LittleEndian.AppendUint32(out, math.Float32bits(x))
 		}
 	}
-	return out, dim, nil
-}
-
-// stringOf returns v as a string, "" when it is not one (undefined).
-func stringOf(v js.Value) string {
-	if v.Type() != js.TypeString {
-		return ""
-	}
-	return v.String()
-}
-
-func bytesOf(v js.Value) []byte {
-	b := make([]byte, v.Get("length").Int())
-	js.CopyBytesToGo(b, v)
-	return b
+	return &EmbedReply{Dim: dim, Data: out}, nil
 }
 
 func packIDs(seqs [][]int32) (data, lens []byte) {
@@ -618,31 +639,24 @@ func unpackIDs(data, lens []byte) ([][]int32, error) {
 	return out, nil
 }
 
-func jsBytes(b []byte) js.Value {
-	v := js.Global().Get("Uint8Array").New(len(b))
-	js.CopyBytesToJS(v, b)
-	return v
-}
-
-// bench embeds msg.n sequences of msg.tokens ids (special tokens
-// included) with this worker's own embedder of msg.model under engine
-// setting msg.engine (default auto: onnxruntime-web where the site serves
-// it), in batches of msg.batch (default 32), and reports the sentences
-// per second; with msg.all, each batch of msg.batch sequences per worker
-// is split between this worker and its helpers as a run splits it
-// (helperEmbedder).
-func (a *app) bench(msg js.Value) (map[string]any, error) {
-	name, n, tokens := msg.Get("model").String(), msg.Get("n").Int(), msg.Get("tokens").Int()
+// bench embeds q.N sequences of q.Tokens ids (special tokens included)
+// with this worker's own embedder of q.Model under engine setting
+// q.Engine (default auto: onnxruntime-web where the site serves it), in
+// batches of q.Batch (default 32), and reports the sentences per second;
+// with q.All, each batch of q.Batch sequences per worker is split between
+// this worker and its helpers as a run splits it (helperEmbedder).
+func (a *App) bench(q *BenchRequest) (*BenchReply, error) {
+	name, n, tokens := q.Model, q.N, q.Tokens
 	if n < 1 || tokens < 2 {
 		return nil, fmt.Errorf("bench: n %d and tokens %d: want n >= 1, tokens >= 2", n, tokens)
 	}
-	e, err := checkEngine(stringOf(msg.Get("engine")))
+	e, err := checkEngine(q.Engine)
 	if err != nil {
 		return nil, err
 	}
 	batch := 32
-	if b := msg.Get("batch"); b.Type() == js.TypeNumber && b.Int() > 0 {
-		batch = b.Int()
+	if q.Batch > 0 {
+		batch = q.Batch
 	}
 	m, err := a.openLocal(context.Background(), name, e)
 	if err != nil {
@@ -661,9 +675,9 @@ func (a *app) bench(msg js.Value) (map[string]any, error) {
 		seqs[i] = seq
 	}
 	emb, workers := m.Document.Embedder, 1
-	if msg.Get("all").Truthy() {
+	if q.All {
 		if peers := a.peerList(); len(peers) > 0 {
-			emb, workers = &helperEmbedder{local: m.Document.Embedder, model: name, engine: e, side: engine.Document, peers: peers, a: a}, 1+len(peers)
+			emb, workers = &helperEmbedder{local: m.Document.Embedder, model: name, engine: e, side: engine.Document, peers: peers}, 1+len(peers)
 		}
 	}
 	if _, err := emb.EmbedIDs(seqs[:min(n, batch*workers)]); err != nil { // warm up (every worker)
@@ -672,11 +686,12 @@ func (a *app) bench(msg js.Value) (map[string]any, error) {
 	batch *= workers
 	// This worker's onnxruntime-web session, when it has one: the time
 	// in its runs, against the whole (the rest is Go's and the copies').
-	sess := func() *ortweb.Session { return nil }
+	type timed interface{ Busy() time.Duration }
+	sess := func() timed { return nil }
 	if o, ok := m.Document.Embedder.(interface {
-		Session() (*ortweb.Session, error)
+		Session() (ortweb.Forwarder, error)
 	}); ok {
-		sess = func() *ortweb.Session { s, _ := o.Session(); return s }
+		sess = func() timed { s, _ := o.Session(); t, _ := s.(timed); return t }
 	}
 	var busy0 time.Duration
 	if s := sess(); s != nil {
@@ -689,10 +704,9 @@ func (a *app) bench(msg js.Value) (map[string]any, error) {
 		}
 	}
 	sec := time.Since(start).Seconds()
-	label := engineLabel(m, e, workers, "")
-	ans := map[string]any{"sentences": n, "tokens": tokens, "workers": workers, "seconds": sec, "perSecond": float64(n) / sec, "engine": label}
+	out := &BenchReply{Sentences: n, Tokens: tokens, Workers: workers, Seconds: sec, PerSecond: float64(n) / sec, Engine: a.engineLabel(m, e, workers, "")}
 	if s := sess(); s != nil {
-		ans["sessionSeconds"] = (s.Busy() - busy0).Seconds()
+		out.SessionSeconds = (s.Busy() - busy0).Seconds()
 	}
-	return ans, nil
+	return out, nil
 }

@@ -1,11 +1,9 @@
-//go:build js && wasm
-
-package main
+package browser
 
 import (
 	"cmp"
-	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/dreval/dreval/results"
 	"github.com/dreval/dreval/ui"
@@ -18,28 +16,33 @@ import (
 // perturbations a rate's numbers do not depend on the run it was part
 // of, so points of different runs belong on one line.
 
+// charts holds the chart points of every model run, by sweepKey.
+type charts struct {
+	mu sync.Mutex
+	m  map[string]*sweepPoints
+}
+
 // sweepPoints are the chart points of every model run with one sweepKey.
 type sweepPoints struct {
 	models []string // in the order first run
 	points map[string]map[float64]ui.ChartPoint
 }
 
-// sweepKey says which runs share a chart: same data, split, mode, seeds
-// and k.
-func (q runRequest) sweepKey() string {
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%d\x00%d", q.Data, q.Split, q.Mode, q.Seeds, q.FirstSeed, q.K)
-}
-
-// addPoints adds the points of res's first dataset's models to the chart
-// of key.
-func (a *app) addPoints(key string, res *results.Results) {
+// add adds the points of res's first dataset's models to the chart of
+// key.
+func (c *charts) add(key string, res *results.Results) {
 	if len(res.Datasets) == 0 || res.Datasets[0].QrelsAbsent {
 		return
 	}
-	sp := a.charts[key]
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]*sweepPoints{}
+	}
+	sp := c.m[key]
 	if sp == nil {
 		sp = &sweepPoints{points: map[string]map[float64]ui.ChartPoint{}}
-		a.charts[key] = sp
+		c.m[key] = sp
 	}
 	for _, mr := range res.Datasets[0].Models {
 		s, err := ui.SeriesOf(mr, ui.ChartMeasure)
@@ -60,14 +63,14 @@ func (a *app) addPoints(key string, res *results.Results) {
 
 // chart returns the chart of sel: the series of every model run with
 // settings key, the selected model's first, the selected rate marked.
-func (a *app) chart(res *results.Results, sel ui.Selection, key string) (*ui.RateChart, error) {
+func (c *charts) chart(res *results.Results, sel ui.Selection, key string) (*ui.RateChart, error) {
 	own, err := ui.NewRateChart(res, sel, ui.ChartMeasure)
 	if err != nil {
 		return nil, err
 	}
-	a.mu.Lock()
-	sp := a.charts[key]
-	a.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sp := c.m[key]
 	if sp == nil {
 		return own, nil
 	}

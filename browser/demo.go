@@ -1,6 +1,4 @@
-//go:build js && wasm
-
-package main
+package browser
 
 import (
 	"bytes"
@@ -24,7 +22,7 @@ import (
 // has none, the run encodes the corpus and the page says why.
 //
 // pre, when not nil, is their fetch, started with the run.
-func (a *app) demoVectors(ctx context.Context, coll *dataset.Collection, name, e string, pre *demoFetch) error {
+func (a *App) demoVectors(ctx context.Context, coll *dataset.Collection, name, e string, pre *demoFetch) error {
 	if name == "bm25" || name == "" || isUpload(name) {
 		return nil
 	}
@@ -89,7 +87,7 @@ type demoFetch struct {
 // demo queries' clean texts by model name (data/demo/NAME.queries.npy
 // and .json, "dreval site" and "dreval serve" write them); nil for
 // models that have none.
-func (a *app) fetchDemoQueries(name string) *demoFetch {
+func (a *App) fetchDemoQueries(name string) *demoFetch {
 	return a.fetchDemoFiles(name, name+".queries")
 }
 
@@ -97,7 +95,7 @@ func (a *app) fetchDemoQueries(name string) *demoFetch {
 // vectors of model name (data/demo/NAME.json and .npy) on the model's
 // first run of the demo; nil after it (the corpus cache holds them) and
 // for models that have none.
-func (a *app) fetchDemoCorpus(name string) *demoFetch {
+func (a *App) fetchDemoCorpus(name string) *demoFetch {
 	a.mu.Lock()
 	done := a.corpusFetched[name]
 	a.corpusFetched[name] = true
@@ -114,7 +112,7 @@ func (a *app) fetchDemoCorpus(name string) *demoFetch {
 // "dreval site" writes them, and the page preloads the opening model's);
 // elsewhere the .npy only once the .json came: a site without them
 // answers one 404, which the page expects of optional files.
-func (a *app) fetchDemoFiles(name, base string) *demoFetch {
+func (a *App) fetchDemoFiles(name, base string) *demoFetch {
 	if name == "bm25" || name == "" || isUpload(name) {
 		return nil
 	}
@@ -122,16 +120,16 @@ func (a *app) fetchDemoFiles(name, base string) *demoFetch {
 	f.wg.Add(1)
 	dir := modelfiles.DemoDir + "/"
 	// Asked now, not when the goroutine runs.
-	meta := startShared(dir+base+".json", 0, "", false)
+	meta := a.startShared(dir+base+".json", 0, "", false)
 	var npy func() ([]byte, string, error)
 	if x, err := a.index(); err == nil && x.HasDemo(base+".npy") {
-		npy = startShared(dir+base+".npy", 0, "", false)
+		npy = a.startShared(dir+base+".npy", 0, "", false)
 	}
 	go func() {
 		defer f.wg.Done()
 		if f.js, _, f.jsErr = meta(); f.jsErr == nil {
 			if npy == nil {
-				npy = startShared(dir+base+".npy", 0, "", false)
+				npy = a.startShared(dir+base+".npy", 0, "", false)
 			}
 			f.npy, _, f.npyErr = npy()
 		}
@@ -147,7 +145,7 @@ func (a *app) fetchDemoFiles(name, base string) *demoFetch {
 // changed: a vector is used only for exactly the id sequence it was made
 // from. Where they do not fit, or the site has none, every query is
 // encoded and the page says why.
-func (a *app) demoQueryVectors(ctx context.Context, coll *dataset.Collection, f *demoFetch, e string) error {
+func (a *App) demoQueryVectors(ctx context.Context, coll *dataset.Collection, f *demoFetch, e string) error {
 	if f == nil {
 		return nil
 	}

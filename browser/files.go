@@ -1,6 +1,4 @@
-//go:build js && wasm
-
-package main
+package browser
 
 import (
 	"encoding/json"
@@ -8,10 +6,8 @@ import (
 	"path"
 	"strings"
 	"sync"
-	"syscall/js"
 
 	"github.com/dreval/dreval/dataset"
-	"github.com/dreval/dreval/internal/memfs"
 	"github.com/dreval/dreval/modelfiles"
 )
 
@@ -42,84 +38,46 @@ type served struct {
 	err   error
 }
 
-// fetchBytes fetches url (relative to the worker's script) with the
-// browser's fetch and returns the body; a status other than 200 is an
-// error naming it.
-func fetchBytes(url string) ([]byte, error) {
-	resp, err := await(js.Global().Call("fetch", url))
-	if err != nil {
-		return nil, fmt.Errorf("fetching %s: %v", url, err)
-	}
-	if st := resp.Get("status").Int(); st != 200 {
-		return nil, fmt.Errorf("fetching %s: %d %s", url, st, resp.Get("statusText").String())
-	}
-	ab, err := await(resp.Call("arrayBuffer"))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %v", url, err)
-	}
-	return bytesOf(js.Global().Get("Uint8Array").New(ab)), nil
-}
-
-// fetchShared returns the body of url (relative to the worker's script)
-// as the page fetched it once for every worker (worker.js's
-// drevalFetch: kept in Cache Storage, its download shown with size as
-// the expected bytes and label naming it), or fetched here when the
-// worker runs without the page.
-func fetchShared(url string, size int64, label string) ([]byte, error) {
-	b, _, err := startShared(url, size, label, false)()
+// fetchShared returns the body of url (relative to the site's root) as
+// the page fetched it once for every worker (Fetcher: kept in Cache
+// Storage, its download shown with size as the expected bytes and label
+// naming it).
+func (a *App) fetchShared(url string, size int64, label string) ([]byte, error) {
+	b, _, err := a.startShared(url, size, label, false)()
 	return b, err
 }
 
 // fetchSharedSum is fetchShared, also giving the body's hex SHA-256 as
 // the page's browser computed it, once for every worker that asks for
 // it (crypto.subtle, in native code: milliseconds for a model's weights,
-// where Go's SHA-256 under js/wasm takes most of a second; worker.js's
-// drevalFetchFile); "" where the browser has none (crypto.subtle is only
-// in secure contexts) or the worker fetched the file itself.
-func fetchSharedSum(url string, size int64, label string) ([]byte, string, error) {
-	return startShared(url, size, label, true)()
+// where Go's SHA-256 under js/wasm takes most of a second); "" where the
+// browser has none (crypto.subtle is only in secure contexts).
+func (a *App) fetchSharedSum(url string, size int64, label string) ([]byte, string, error) {
+	return a.startShared(url, size, label, true)()
 }
 
 // startShared asks the page for url now, as fetchShared does (and, with
 // sum, for its digest, as fetchSharedSum does), and returns what waits
-// for the answer. The ask is posted before it returns: one made in a
-// goroutine is posted only when that goroutine runs, which in
-// WebAssembly is when every other goroutine waits. The page hashes a
-// file only for a worker that asks for its digest: the 87 MB of a served
-// model.onnx, which no one checks (ortweb.go), took it 0.17 s.
-func startShared(url string, size int64, label string, sum bool) func() ([]byte, string, error) {
-	f := js.Global().Get("drevalFetchFile")
-	if f.Type() != js.TypeFunction {
+// for the answer (Fetcher.Fetch). The page hashes a file only for a
+// worker that asks for its digest: the 87 MB of a served model.onnx,
+// which no one checks (ortweb.go), took it 0.17 s.
+func (a *App) startShared(url string, size int64, label string, sum bool) func() ([]byte, string, error) {
+	if a.ports.Files == nil {
 		return func() ([]byte, string, error) {
-			b, err := fetchBytes(url)
-			return b, "", err
+			return nil, "", fmt.Errorf("fetching %s: this worker has no site", url)
 		}
 	}
-	asked := f.Invoke(url, size, label, sum)
-	return func() ([]byte, string, error) {
-		a, err := await(asked)
-		if err != nil {
-			return nil, "", fmt.Errorf("fetching %s: %v", url, err)
-		}
-		b := bytesOf(js.Global().Get("Uint8Array").New(a.Get("data")))
-		if !sum {
-			return b, "", nil
-		}
-		// The page hashed these bytes once for every worker, which each
-		// get an exact copy of them (structured clone or transfer); b is
-		// this worker's copy of its copy.
-		return b, a.Get("sha256").String(), nil
-	}
+	return a.ports.Files.Fetch(url, size, label, sum)
 }
 
 // index returns the site's model index (models/index.json), fetched
 // once; a site without one serves no models.
-func (a *app) index() (*modelfiles.Index, error) {
+func (a *App) index() (*modelfiles.Index, error) {
 	a.served.once.Do(func() {
 		url := path.Join(modelsDir, modelfiles.IndexFile)
 		// The page fetched it first and sends it to the workers unasked
 		// (worker.js's pushed files).
-		b, err := fetchShared(url, 0, "")
+		b, err := a.fetchShared(url, 0, "")
 		if err != nil {
 			a.served.err = fmt.Errorf("%w: this site lists no models", err)
 			return
@@ -156,7 +114,7 @@ func filesOf(m *modelfiles.Model, name string) []string {
 
 // availability says which of builtinModels the site serves: "" when it
 // does, else why not.
-func (a *app) availability() map[string]string {
+func (a *App) availability() map[string]string {
 	out := map[string]string{}
 	x, err := a.index()
 	for _, name := range builtinModels {
@@ -187,7 +145,7 @@ func (a *app) availability() map[string]string {
 // without their bytes (memfs.FS.PutLazy): their digest makes the model's
 // fingerprint, and they are fetched, and checked against it, only if
 // something reads them.
-func (a *app) ensureModel(name, e string) error {
+func (a *App) ensureModel(name, e string) error {
 	if isUpload(name) || name == "" {
 		return nil
 	}
@@ -216,7 +174,7 @@ func (a *app) ensureModel(name, e string) error {
 	}
 	var downloads []*download
 	var wg sync.WaitGroup
-	unread := weightsUnread(m, e)
+	unread := a.weightsUnread(m, e)
 	for _, f := range filesOf(m, name) {
 		local := path.Join(modelsDir, dir, f)
 		if _, err := a.files.Stat(local); err == nil {
@@ -225,7 +183,7 @@ func (a *app) ensureModel(name, e string) error {
 		url, size, label := modelfiles.URL(dir, f), m.Size(f), modelfiles.FileLabel(dir, f)
 		if sum := m.SHA256(f); unread && sum != "" && modelfiles.IsWeights(f) {
 			err := a.files.PutLazy(local, size, sum, func() ([]byte, string, error) {
-				b, got, err := fetchSharedSum(url, size, label)
+				b, got, err := a.fetchSharedSum(url, size, label)
 				if err != nil {
 					return nil, "", fmt.Errorf("model %s: %w", name, err)
 				}
@@ -241,7 +199,7 @@ func (a *app) ensureModel(name, e string) error {
 		wg.Go(func() {
 			// The loaders check the weights against their recorded
 			// digest with the browser's SHA-256 (memfs.FS.SHA256).
-			d.b, d.sum, d.err = fetchSharedSum(d.url, d.want, label)
+			d.b, d.sum, d.err = a.fetchSharedSum(d.url, d.want, label)
 		})
 	}
 	wg.Wait()
@@ -277,62 +235,47 @@ func (a *app) ensureModel(name, e string) error {
 // weights (servedGraph), where the site serves onnxruntime-web's build.
 // Where onnxruntime-web then fails to load and the pure-Go engine takes
 // over, that engine reads the weights, which come then.
-func weightsUnread(m *modelfiles.Model, e string) bool {
+func (a *App) weightsUnread(m *modelfiles.Model, e string) bool {
 	l := localEngine(e)
-	return l != engineGo && m.Has(modelfiles.ONNX) && ortServed(l) == ""
+	return l != engineGo && m.Has(modelfiles.ONNX) && a.ortServed(l) == ""
 }
 
-// pick answers the page's "pick": msg.kind is "model" or "data",
-// msg.files the offered files' paths, msg.from what they are (for
-// messages), msg.folder whether they came as a folder, and for a model
-// msg.graph the ONNX graph chosen ("" the default; modelfiles.PickGraph). The answer maps
-// each file to send to its path in the directory.
-func (a *app) pick(msg js.Value) (map[string]any, error) {
-	var files []string
-	for i := 0; i < msg.Get("files").Length(); i++ {
-		files = append(files, msg.Get("files").Index(i).String())
-	}
+// pick answers a PickRequest: which of the offered files to send, each
+// to its path in the directory.
+func pick(q *PickRequest) (*PickReply, error) {
 	var send map[string]string
 	var err error
-	switch k := msg.Get("kind").String(); k {
+	switch q.Kind {
 	case "model":
-		send, err = modelfiles.PickGraph(msg.Get("from").String(), files, stringOf(msg.Get("graph")))
+		send, err = modelfiles.PickGraph(q.From, q.Files, q.Graph)
 	case "data":
-		send, err = dataset.PickFiles(files, msg.Get("folder").Truthy())
+		send, err = dataset.PickFiles(q.Files, q.Folder)
 	default:
-		err = fmt.Errorf("pick: unknown kind %q", k)
+		err = fmt.Errorf("pick: unknown kind %q", q.Kind)
 	}
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]any{}
-	for k, v := range send {
-		out[k] = v
-	}
-	return map[string]any{"send": out}, nil
+	return &PickReply{Send: send}, nil
 }
 
-// storeFiles answers the page's "files": msg.root is the directory the
-// files go to (models/upload-N-FOLDER or upload/FOLDER), emptied first;
-// msg.files holds {path, data: ArrayBuffer}, path relative to the root;
-// msg.forget names an earlier upload's directory to drop.
-func (a *app) storeFiles(msg js.Value) error {
-	root := path.Clean(msg.Get("root").String())
+// storeFiles answers a FilesRequest: its files go to q.Root (emptied
+// first), after q.Forget's directory is dropped.
+func (a *App) storeFiles(q *FilesRequest) error {
+	root := path.Clean(q.Root)
 	if !strings.HasPrefix(root, modelsDir+"/"+uploadPrefix) && !strings.HasPrefix(root, "upload/") {
 		return fmt.Errorf("files: root %q is neither an uploaded model's directory nor an uploaded folder's", root)
 	}
-	if f := msg.Get("forget"); f.Truthy() {
-		a.files.RemoveAll(path.Clean(f.String()))
+	if q.Forget != "" {
+		a.files.RemoveAll(path.Clean(q.Forget))
 	}
 	a.files.RemoveAll(root)
-	fs := msg.Get("files")
-	for i := 0; i < fs.Length(); i++ {
-		f := fs.Index(i)
-		rel := path.Clean(f.Get("path").String())
-		if rel == "." || strings.HasPrefix(rel, "../") || path.IsAbs(rel) {
-			return fmt.Errorf("files: %q is not a path inside the folder", f.Get("path").String())
+	for _, f := range q.Files {
+		rel := path.Clean(f.Path)
+		if rel == "." || strings.HasPrefix(rel, "../") || rel == ".." || path.IsAbs(rel) {
+			return fmt.Errorf("files: %q is not a path inside the folder", f.Path)
 		}
-		if err := a.files.Put(path.Join(root, rel), bytesOf(js.Global().Get("Uint8Array").New(f.Get("data")))); err != nil {
+		if err := a.files.Put(path.Join(root, rel), f.Data); err != nil {
 			return err
 		}
 	}
@@ -348,7 +291,7 @@ type dataSource struct {
 
 // data returns the collection a request names: "demo", or an uploaded
 // folder (upload/FOLDER) loaded from the worker's files.
-func (a *app) data(name, split string) (dataSource, error) {
+func (a *App) data(name, split string) (dataSource, error) {
 	if !strings.HasPrefix(name, "upload/") {
 		return dataSource{names: []string{name}}, nil
 	}
@@ -361,6 +304,3 @@ func (a *app) data(name, split string) (dataSource, error) {
 	}
 	return dataSource{collections: []*dataset.Collection{c}}, nil
 }
-
-// newFiles returns the worker's empty file system.
-func newFiles() *memfs.FS { return &memfs.FS{} }

@@ -1,6 +1,4 @@
-//go:build js && wasm
-
-package main
+package browser
 
 import (
 	"sort"
@@ -31,7 +29,7 @@ type background struct {
 	busy    int           // requests being answered
 	lastEnd time.Time     // when the last answer was sent
 	idle    chan struct{} // closed when busy drops to 0
-	wake    chan struct{} // a new run's tests to compute
+	wake    chan struct{} // a new run's tests to compute (kick)
 }
 
 // begin and end bracket the answer of a request.
@@ -87,16 +85,44 @@ func (b *background) waitNotBusy() {
 
 func (b *background) kick() {
 	select {
-	case b.wake <- struct{}{}:
+	case b.woken() <- struct{}{}:
 	default:
 	}
+}
+
+// woken returns the channel kick wakes.
+func (b *background) woken() chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.wake == nil {
+		b.wake = make(chan struct{}, 1)
+	}
+	return b.wake
+}
+
+// byPriority orders tests: paper-convention drops, other drops, the
+// rest in MissingTests' order.
+func byPriority(ts []experiment.Test) []experiment.Test {
+	rank := func(t experiment.Test) int {
+		switch {
+		case t.Kind == experiment.TestDrop && t.Convention == experiment.PaperConvention:
+			return 0
+		case t.Kind == experiment.TestDrop:
+			return 1
+		}
+		return 2
+	}
+	// sort.SliceStable, not slices.SortStableFunc: one shared sort for the
+	// app's cold code (each element type slices sorts adds code).
+	sort.SliceStable(ts, func(i, j int) bool { return rank(ts[i]) < rank(ts[j]) })
+	return ts
 }
 
 // background computes the last results' missing tests, the drops under
 // the paper's convention first (what a move of the slider to a rate
 // already run shows), then the other conventions', then each run's.
-func (a *app) background() {
-	for range a.bg.wake {
+func (a *App) background() {
+	for range a.bg.woken() {
 		for {
 			a.bg.waitIdle()
 			a.mu.Lock()
@@ -121,27 +147,9 @@ func (a *app) background() {
 	}
 }
 
-// byPriority orders tests: paper-convention drops, other drops, the
-// rest in MissingTests' order.
-func byPriority(ts []experiment.Test) []experiment.Test {
-	rank := func(t experiment.Test) int {
-		switch {
-		case t.Kind == experiment.TestDrop && t.Convention == experiment.PaperConvention:
-			return 0
-		case t.Kind == experiment.TestDrop:
-			return 1
-		}
-		return 2
-	}
-	// sort.SliceStable, not slices.SortStableFunc: one shared sort for the
-	// app's cold code (each element type slices sorts adds code).
-	sort.SliceStable(ts, func(i, j int) bool { return rank(ts[i]) < rank(ts[j]) })
-	return ts
-}
-
 // fillTest computes one test of res, with the results locked (a request
 // never sees a test half written).
-func (a *app) fillTest(res *results.Results, t experiment.Test) error {
+func (a *App) fillTest(res *results.Results, t experiment.Test) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return experiment.FillTest(res, t)
@@ -149,7 +157,7 @@ func (a *app) fillTest(res *results.Results, t experiment.Test) error {
 
 // fill computes the tests of res that only lists (nil: every missing
 // one).
-func (a *app) fill(res *results.Results, only []experiment.Test) error {
+func (a *App) fill(res *results.Results, only []experiment.Test) error {
 	if only == nil {
 		only = experiment.MissingTests(res)
 	}
@@ -163,7 +171,7 @@ func (a *app) fill(res *results.Results, only []experiment.Test) error {
 
 // fillShown computes the tests the views of sel show: the drop of the
 // selected model and rate under the conventions of its table.
-func (a *app) fillShown(res *results.Results, sel ui.Selection) error {
+func (a *App) fillShown(res *results.Results, sel ui.Selection) error {
 	var only []experiment.Test
 	for _, cm := range res.Conventions {
 		if cm.Convention == metrics.ConventionST || sel.AllConventions {

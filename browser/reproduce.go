@@ -1,6 +1,4 @@
-//go:build js && wasm
-
-package main
+package browser
 
 import (
 	"context"
@@ -8,7 +6,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall/js"
 	"time"
 
 	"github.com/dreval/dreval/experiment"
@@ -18,24 +15,11 @@ import (
 	"github.com/dreval/dreval/ui"
 )
 
-// reproduceRequest is a "reproduce" message: the study's protocol
-// (experiment.Study) on one dataset ("demo" or an uploaded BEIR folder)
-// with the given models (the page checks static and bm25 by default:
-// minilm encodes a few sentences a second per worker in wasm); Seeds 0
-// means the protocol's 5.
-type reproduceRequest struct {
-	Data   string   `json:"data"`
-	Models []string `json:"models"`
-	Seeds  int      `json:"seeds"`
-	// Engine is the page's Engine setting (auto, ort-web, webgpu, go).
-	Engine string `json:"engine"`
-}
-
 // Spec returns the experiment a request describes: the study's protocol,
 // as "dreval reproduce -engine go" runs it, on the request's data and
 // models (data names a collection: "demo", or an uploaded folder by its
 // path in the page's files).
-func (q reproduceRequest) Spec() (spec.Spec, error) {
+func (q ReproduceSettings) Spec() (spec.Spec, error) {
 	if q.Data == "" {
 		return spec.Spec{}, fmt.Errorf("reproduce: no data: want \"demo\" or an uploaded folder")
 	}
@@ -54,10 +38,10 @@ func (q reproduceRequest) Spec() (spec.Spec, error) {
 	return cfg.Spec(), nil
 }
 
-// Config returns the experiment configuration of a request: its Spec,
+// config returns the experiment configuration of a request: its Spec,
 // run on the page's collections (data) with the page's models (reg,
 // opts) and cache.
-func (q reproduceRequest) Config(reg *experiment.Registry, cache experiment.Cache, data dataSource, opts experiment.ModelOptions) (experiment.Config, error) {
+func (q ReproduceSettings) config(reg *experiment.Registry, cache experiment.Cache, data dataSource, opts experiment.ModelOptions) (experiment.Config, error) {
 	s, err := q.Spec()
 	if err != nil {
 		return experiment.Config{}, err
@@ -76,11 +60,11 @@ func (q reproduceRequest) Config(reg *experiment.Registry, cache experiment.Cach
 	return cfg, cfg.Validate()
 }
 
-// Command returns the command line that computes the same numbers
+// command returns the command line that computes the same numbers
 // natively (an uploaded folder under its own name): with -engine ort
 // when a model of res was encoded by ONNX Runtime (onnxruntime-web or
 // the server's), else -engine go.
-func (q reproduceRequest) Command(cfg experiment.Config, res *results.Results) string {
+func (q ReproduceSettings) command(cfg experiment.Config, res *results.Results) string {
 	data := q.Data
 	if i := strings.LastIndex(data, "/"); i >= 0 {
 		data = data[i+1:]
@@ -105,9 +89,9 @@ func buildVersion() string {
 	return "(devel)"
 }
 
-// reproduction renders res as the "reproduce" answer: the HTML fragment
-// and the Markdown document of package report, and the findings.
-func reproduction(res *results.Results, o report.ReproductionOptions) (map[string]any, error) {
+// reproduction renders res as the ReproduceReply: the HTML fragment and
+// the Markdown document of package report, and the findings.
+func reproduction(res *results.Results, o report.ReproductionOptions) (*ReproduceReply, error) {
 	h, err := ui.Render(ui.NewReproduction(res, o))
 	if err != nil {
 		return nil, err
@@ -116,39 +100,27 @@ func reproduction(res *results.Results, o report.ReproductionOptions) (map[strin
 	if err := report.Reproduction(&md, res, o); err != nil {
 		return nil, err
 	}
-	var findings []any
-	for _, f := range report.Findings(res) {
-		findings = append(findings, f)
-	}
-	var warns []any
-	for _, w := range res.Warnings {
-		warns = append(warns, w)
-	}
-	return map[string]any{"html": h, "markdown": md.String(), "findings": findings, "warnings": warns, "version": res.Version}, nil
+	return &ReproduceReply{HTML: h, Markdown: md.String(), Findings: report.Findings(res), Warnings: res.Warnings, Version: res.Version}, nil
 }
 
 // progressEvents returns experiment.Run's progress callback posting
-// "progress" messages; counting events are throttled to keep the page's
+// Progress messages; counting events are throttled to keep the page's
 // message queue short, the last of each step always goes.
-func progressEvents(progress func(map[string]any)) func(experiment.Event) {
+func progressEvents(progress func(Message)) func(experiment.Event) {
 	last := time.Time{}
 	return func(e experiment.Event) {
 		if e.Total > 0 && e.Done < e.Total && time.Since(last) < 50*time.Millisecond {
 			return
 		}
 		last = time.Now()
-		progress(map[string]any{"type": "progress", "step": e.Step, "label": e.Label(), "done": e.Done, "total": e.Total, "unit": e.Unit, "message": e.Message})
+		progress(&Progress{Step: e.Step, Label: e.Label(), Done: e.Done, Total: e.Total, Unit: e.Unit, Message: e.Message})
 	}
 }
 
-// reproduce runs the study's protocol ("reproduce") with the run's
-// models (a.registry: the server's encoder or the helper workers) and
-// replies with the reproduction rendered.
-func (a *app) reproduce(ctx context.Context, msg js.Value, progress func(map[string]any)) (map[string]any, error) {
-	var q reproduceRequest
-	if err := decode(msg.Get("request"), &q); err != nil {
-		return nil, fmt.Errorf("bad reproduce request: %v", err)
-	}
+// reproduce runs the study's protocol with the run's models (a.registry:
+// the server's encoder or the helper workers) and replies with the
+// reproduction rendered.
+func (a *App) reproduce(ctx context.Context, q ReproduceSettings, progress func(Message)) (*ReproduceReply, error) {
 	e, err := checkEngine(q.Engine)
 	if err != nil {
 		return nil, err
@@ -159,7 +131,7 @@ func (a *app) reproduce(ctx context.Context, msg js.Value, progress func(map[str
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := q.Config(a.registry, a.cache, data, a.modelOptions(e))
+	cfg, err := q.config(a.registry, a.cache, data, a.modelOptions(e))
 	if err != nil {
 		return nil, err
 	}
@@ -169,15 +141,15 @@ func (a *app) reproduce(ctx context.Context, msg js.Value, progress func(map[str
 	}
 	runSeconds := time.Since(start).Seconds()
 	out, err := reproduction(res, report.ReproductionOptions{
-		Command:   q.Command(cfg, res),
+		Command:   q.command(cfg, res),
 		Machine:   "the browser app (js/wasm), " + strconv.Itoa(1+len(a.peerList())) + " worker(s)",
 		DropRates: experiment.StudyDropRates(),
 	})
 	if err != nil {
 		return nil, err
 	}
-	out["encoding"], out["notes"] = a.current.report()
-	out["runSeconds"] = runSeconds
-	out["seconds"] = time.Since(start).Seconds()
+	out.Encoding, out.Notes = a.current.report()
+	out.RunSeconds = runSeconds
+	out.Seconds = time.Since(start).Seconds()
 	return out, nil
 }

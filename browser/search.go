@@ -1,6 +1,4 @@
-//go:build js && wasm
-
-package main
+package browser
 
 import (
 	"encoding/binary"
@@ -9,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"sync"
-	"syscall/js"
 
 	"github.com/dreval/dreval/retrieval"
 )
@@ -25,7 +22,7 @@ const minSplitQueries = 64
 // result is TopK's; the opening sweep's 3,514 distinct queries rank on
 // every core. A helper's failure (a NaN in a row, say) reruns the whole
 // search here, so that the error names the row as TopK does.
-func (a *app) search(corpus, queries *retrieval.Matrix, opt retrieval.Options) ([][]retrieval.Hit, error) {
+func (a *App) search(corpus, queries *retrieval.Matrix, opt retrieval.Options) ([][]retrieval.Hit, error) {
 	peers := a.peerList()
 	parts := min(len(peers)+1, queries.Rows/minSplitQueries)
 	if parts <= 1 || corpus.Dim != queries.Dim {
@@ -34,11 +31,10 @@ func (a *app) search(corpus, queries *retrieval.Matrix, opt retrieval.Options) (
 	dim := queries.Dim
 	size := (queries.Rows + parts - 1) / parts
 	cid := a.corpora.id(corpus, opt.DocIDs)
-	var corpusBytes js.Value
-	var docIDs []any
+	var corpusBytes []byte
 	type sent struct {
 		p      *peer
-		answer <-chan js.Value
+		answer <-chan Message
 		lo, hi int
 	}
 	var pending []sent
@@ -52,23 +48,16 @@ func (a *app) search(corpus, queries *retrieval.Matrix, opt retrieval.Options) (
 		held := p.corpus == cid
 		p.corpus = cid
 		a.mu.Unlock()
-		m := map[string]any{
-			"type": "search", "dim": dim, "k": opt.K, "scoring": int(opt.Scoring), "corpusID": cid,
-			"queries": jsBytes(floatBytes(queries.Data[lo*dim : hi*dim])),
-		}
+		m := &SearchRequest{Dim: dim, K: opt.K, Scoring: int(opt.Scoring), CorpusID: cid, Queries: floatBytes(queries.Data[lo*dim : hi*dim])}
 		if !held {
 			// The corpus and its ids once per helper: the sweep's
 			// batches and the slider's searches rank against the same.
-			if corpusBytes.IsUndefined() {
-				corpusBytes = jsBytes(floatBytes(corpus.Data[:corpus.Rows*dim]))
-				docIDs = make([]any, len(opt.DocIDs))
-				for i, d := range opt.DocIDs {
-					docIDs[i] = d
-				}
+			if corpusBytes == nil {
+				corpusBytes = floatBytes(corpus.Data[:corpus.Rows*dim])
 			}
-			m["corpus"], m["docIDs"] = corpusBytes, docIDs
+			m.Corpus, m.DocIDs = corpusBytes, opt.DocIDs
 		}
-		pending = append(pending, sent{p, p.call(a.requestID(), m), lo, hi})
+		pending = append(pending, sent{p, p.Call(m), lo, hi})
 	}
 	total := int64(queries.Rows) * int64(corpus.Rows)
 	local := opt
@@ -85,15 +74,15 @@ func (a *app) search(corpus, queries *retrieval.Matrix, opt retrieval.Options) (
 	copy(out, mine)
 	failed := false
 	for _, s := range pending {
-		r := <-s.answer
-		if r.Get("type").String() == "error" {
+		r, ok := (<-s.answer).(*SearchReply)
+		if !ok { // an ErrorReply
 			failed = true
 			a.mu.Lock()
 			s.p.corpus = 0 // sent again next time
 			a.mu.Unlock()
 			continue
 		}
-		hits, err := unpackHits(bytesOf(r.Get("data")), s.hi-s.lo, corpus.Rows)
+		hits, err := unpackHits(r.Data, s.hi-s.lo, corpus.Rows)
 		if err != nil {
 			return nil, fmt.Errorf("helper worker: %w", err)
 		}
@@ -170,25 +159,20 @@ func (c *searchCorpora) get(id int) (heldCorpus, bool) {
 	return heldCorpus{}, false
 }
 
-// searchPart answers a "search" from the first worker: its query rows
-// ranked by retrieval.TopK against the corpus the message carries, or
-// the one it names when this helper holds it already.
-func (a *app) searchPart(msg js.Value) ([]byte, error) {
-	dim := msg.Get("dim").Int()
-	id := msg.Get("corpusID").Int()
+// searchPart answers a SearchRequest from the first worker: its query
+// rows ranked by retrieval.TopK against the corpus the request carries,
+// or the one it names when this helper holds it already.
+func (a *App) searchPart(q *SearchRequest) (*SearchReply, error) {
+	dim, id := q.Dim, q.CorpusID
 	h, ok := a.corpora.get(id)
-	if c := msg.Get("corpus"); c.Truthy() {
-		corpus, err := matrixOf(bytesOf(c), dim)
+	if len(q.Corpus) > 0 {
+		corpus, err := matrixOf(q.Corpus, dim)
 		if err != nil {
 			return nil, fmt.Errorf("search: corpus: %w", err)
 		}
-		h = heldCorpus{id: id, corpus: corpus}
-		ids := msg.Get("docIDs")
-		if n := ids.Length(); n > 0 {
-			h.docIDs = make([]string, n)
-			for i := range h.docIDs {
-				h.docIDs[i] = ids.Index(i).String()
-			}
+		h = heldCorpus{id: id, corpus: corpus, docIDs: q.DocIDs}
+		if len(h.docIDs) == 0 {
+			h.docIDs = nil
 		}
 		a.corpora.put(h)
 	} else if !ok {
@@ -197,16 +181,16 @@ func (a *app) searchPart(msg js.Value) ([]byte, error) {
 	if h.corpus.Dim != dim {
 		return nil, fmt.Errorf("search: corpus %d has %d values a row, the queries %d", id, h.corpus.Dim, dim)
 	}
-	queries, err := matrixOf(bytesOf(msg.Get("queries")), dim)
+	queries, err := matrixOf(q.Queries, dim)
 	if err != nil {
 		return nil, fmt.Errorf("search: queries: %w", err)
 	}
-	opt := retrieval.Options{K: msg.Get("k").Int(), Scoring: retrieval.Scoring(msg.Get("scoring").Int()), DocIDs: h.docIDs}
+	opt := retrieval.Options{K: q.K, Scoring: retrieval.Scoring(q.Scoring), DocIDs: h.docIDs}
 	hits, err := retrieval.TopK(h.corpus, queries, opt)
 	if err != nil {
 		return nil, err
 	}
-	return packHits(hits), nil
+	return &SearchReply{Data: packHits(hits)}, nil
 }
 
 // floatBytes returns v's values as little-endian float32 bytes.
