@@ -1,3 +1,5 @@
+//go:build !js
+
 package transformer
 
 import (
@@ -191,5 +193,23 @@ func TestLoadPyTorchErrors(t *testing.T) {
 	}
 	if _, err := ReadWeights(modelfiles.OSDir(torchBERT(t)), "config.json", nil); err == nil || !strings.Contains(err.Error(), "config.json is not a weights file dreval reads") {
 		t.Errorf("ReadWeights of config.json: %v", err)
+	}
+}
+
+// TestPyTorchRefusedWithoutReader: a build without the PyTorch reader
+// (the browser app) refuses a checkpoint saying what it reads instead.
+func TestPyTorchRefusedWithoutReader(t *testing.T) {
+	saved := pytorch
+	pytorch = nil
+	t.Cleanup(func() { pytorch = saved })
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string][]byte{"pytorch_model.bin": []byte("PK not read")})
+	for _, err := range []error{
+		func() error { _, err := ReadWeights(modelfiles.OSDir(dir), "pytorch_model.bin", nil); return err }(),
+		func() error { _, err := WeightNames(modelfiles.OSDir(dir), "pytorch_model.bin"); return err }(),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "pytorch_model.bin is a PyTorch checkpoint, which the browser app does not read") {
+			t.Errorf("without the reader: %v", err)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package transformer
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"strings"
 
@@ -10,7 +11,6 @@ import (
 	"github.com/dreval/dreval/encoder/onnx"
 	"github.com/dreval/dreval/encoder/safetensors"
 	"github.com/dreval/dreval/encoder/tensor"
-	"github.com/dreval/dreval/encoder/torchckpt"
 	"github.com/dreval/dreval/modelfiles"
 )
 
@@ -86,15 +86,14 @@ func ReadWeights(d modelfiles.Dir, file string, keep func(name string) bool) (*W
 		}
 		return &Weights{Tensors: f.Tensors, Skipped: f.Skipped}, nil
 	}
-	c, err := torchckpt.Open(r, size, name)
+	if pytorch == nil {
+		return nil, errNoPyTorch(name)
+	}
+	set, skipped, err := pytorch.read(r, size, name, keep)
 	if err != nil {
 		return nil, err
 	}
-	set, err := c.Read(keep)
-	if err != nil {
-		return nil, err
-	}
-	return &Weights{Tensors: set, Skipped: c.Skipped()}, nil
+	return &Weights{Tensors: set, Skipped: skipped}, nil
 }
 
 // filter returns the tensors of set keep selects (nil: all).
@@ -147,11 +146,10 @@ func WeightNames(d modelfiles.Dir, file string) ([]string, error) {
 		}
 		return names, nil
 	}
-	c, err := torchckpt.Open(r, size, d.Path(file))
-	if err != nil {
-		return nil, err
+	if pytorch == nil {
+		return nil, errNoPyTorch(d.Path(file))
 	}
-	return c.Names(), nil
+	return pytorch.names(r, size, d.Path(file))
 }
 
 // onnxInitializerNames returns the names of the initializers of the ONNX
@@ -170,4 +168,23 @@ func onnxInitializerNames(d modelfiles.Dir, file string) ([]string, error) {
 		names[i] = t.Name
 	}
 	return names, nil
+}
+
+// pytorchReader reads PyTorch checkpoints (package torchckpt: a
+// restricted unpickler that runs no code) for ReadWeights and
+// WeightNames.
+type pytorchReader struct {
+	read  func(r io.ReaderAt, size int64, name string, keep func(string) bool) (tensor.Set, []string, error)
+	names func(r io.ReaderAt, size int64, name string) ([]string, error)
+}
+
+// pytorch is the PyTorch reader of this build: set natively
+// (pytorch_native.go); nil in the browser app, whose models are
+// safetensors or ONNX (the unpickler would add 46 KB to its gzip).
+var pytorch *pytorchReader
+
+// errNoPyTorch is ReadWeights' answer to a PyTorch checkpoint in a build
+// without the reader.
+func errNoPyTorch(name string) error {
+	return fmt.Errorf("%s is a PyTorch checkpoint, which the browser app does not read: give the model's model.safetensors or an ONNX graph (\"dreval model export-onnx\" writes one)", name)
 }
