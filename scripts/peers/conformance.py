@@ -5,10 +5,11 @@ Run by TestConformanceLivePeers (cmd/dreval) in the peers' environment that
 scripts/setup-peers.sh installs; by hand:
 
     ~/.cache/dreval/peers/bin/python scripts/peers/conformance.py \
-        -qrels QRELS -run RUN [-k 1,3,5,10,100,1000]
+        -qrels QRELS -run RUN [-run RUN2 ...] [-k 1,3,5,10,100,1000] [-st]
 
 QRELS is TREC ("qid iter docid rel"), RUN a TREC run ("qid Q0 docid rank
-score tag"). It prints one JSON object on stdout:
+score tag"). It prints one JSON object on stdout, {"versions": {...},
+"runs": {RUN: {...}}}, each run's object holding:
 
   "pytrec_eval": {"versions", "per_query": {qid: {measure: value}},
                   "all": {measure: mean}}   trec_eval's measures, full
@@ -19,7 +20,11 @@ score tag"). It prints one JSON object on stdout:
                   Recall@k, P@k, as BEIR rounds them (5 decimals);
   "ir_measures": {measure: value}   ir_measures.calc_aggregate, when it is
                   installed;
-  "ranx": {measure: value}   ranx.evaluate, when it is installed.
+  "ranx": {measure: value}   ranx.evaluate, when it is installed;
+  "st": {measure: value}   sentence-transformers' InformationRetrievalEvaluator
+                  (compute_metrics on the run's lists; relevant = rel >= 1;
+                  queries without a relevant document dropped), with -st
+                  where sentence-transformers is installed (PEERS_TORCH=1).
 
 The run's scores are read as Python floats, as BEIR's results dict holds
 them; pytrec_eval (trec_eval) orders each list by score, ties by document
@@ -69,14 +74,21 @@ def version(name):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-qrels", required=True)
-    ap.add_argument("-run", required=True)
+    ap.add_argument("-run", required=True, action="append", help="run file (repeatable: the libraries are imported once)")
     ap.add_argument("-k", default="1,3,5,10,100,1000", help="cut-offs, comma-separated")
+    ap.add_argument("-st", action="store_true", help="also sentence-transformers' InformationRetrievalEvaluator (imports PyTorch: slow)")
     a = ap.parse_args()
     ks = [int(k) for k in a.k.split(",")]
-    qrels, run = read_qrels(a.qrels), read_run(a.run)
-    out = {"versions": {n: version(n) for n in ("pytrec-eval-terrier", "beir", "ir-measures", "ranx", "numpy")},
-           "python": sys.version.split()[0]}
+    qrels = read_qrels(a.qrels)
+    out = {"versions": {n: version(n) for n in ("pytrec-eval-terrier", "beir", "ir-measures", "ranx", "sentence-transformers", "numpy")},
+           "python": sys.version.split()[0], "runs": {}}
+    for path in a.run:
+        out["runs"][path] = score(qrels, read_run(path), ks, a.st)
+    json.dump(out, sys.stdout)
 
+
+def score(qrels, run, ks, st):
+    out = {}
     import pytrec_eval
     cut = lambda name: name + "." + ",".join(map(str, ks))
     measures = {"map", "Rprec", "recip_rank", "ndcg", "num_rel_ret", "num_ret", "num_rel",
@@ -116,7 +128,17 @@ def main():
         rr = ranx.Run({q: docs for q, docs in run.items() if q in qrels})
         out["ranx"] = {k: float(v) for k, v in ranx.evaluate(rq, rr, ms, make_comparable=True).items()}
 
-    json.dump(out, sys.stdout)
+    if st:
+        from sentence_transformers.evaluation import InformationRetrievalEvaluator
+        relevant = {q: {d for d, r in docs.items() if r >= 1} for q, docs in qrels.items()}
+        ev = InformationRetrievalEvaluator(
+            queries={q: q for q in qrels}, corpus={}, relevant_docs=relevant,
+            mrr_at_k=ks, ndcg_at_k=ks, accuracy_at_k=ks, precision_recall_at_k=ks, map_at_k=ks, write_csv=False)
+        lists = [[{"corpus_id": d, "score": sc} for d, sc in run.get(q, {}).items()] for q in ev.queries_ids]
+        scores = ev.compute_metrics(lists)
+        out["st"] = {f"{m.removesuffix('@k')}@{k}": float(v) for m, d in scores.items() for k, v in d.items()}
+
+    return out
 
 
 if __name__ == "__main__":
