@@ -42,9 +42,23 @@ fi
 want="$( (echo "$beir set=$set_ torch=$torch $("$python" -c 'import sys; print(sys.version.split()[0])')"; cat "${files[@]}" 2>/dev/null || true) | sha256sum | cut -d' ' -f1)"
 stamp="$venv/.dreval-peers"
 
+# The reference embeddings of all-mpnet-base-v2 that
+# TestMPNetMatchesSentenceTransformers compares both engines with:
+# computed here, once, where PyTorch and mpnet are installed (derived from
+# the model's weights, so never committed).
+mpnet_reference() {
+  local models="${DREVAL_MODELS:-${XDG_CACHE_HOME:-$HOME/.cache}/dreval/models}"
+  local ref="$venv/mpnet-reference"
+  if [ "$torch" = 1 ] && [ -f "$models/mpnet/model.safetensors" ] && [ ! -f "$ref/embeddings.npy" ]; then
+    echo "setup-peers: computing the sentence-transformers reference of mpnet into $ref" >&2
+    "$venv/bin/python" "$dir/embeddings.py" -model "$models/mpnet" -n 200 -out "$ref"
+  fi
+}
+
 if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] &&
   "$venv/bin/python" -c "import $imports" 2>/dev/null; then
   echo "setup-peers: $venv is up to date (set=$set_ torch=$torch)" >&2
+  mpnet_reference
   exit 0
 fi
 
@@ -78,3 +92,5 @@ if [ "${PEERS_FREEZE:-0}" = 1 ]; then
 fi
 echo "$want" > "$stamp"
 echo "setup-peers: installed in $(($(date +%s) - start)) s; $venv holds $(du -sh "$venv" | cut -f1)" >&2
+
+mpnet_reference

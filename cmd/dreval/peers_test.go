@@ -24,15 +24,7 @@ import (
 func peersPythonOrSkip(t *testing.T) string {
 	t.Helper()
 	skipPeersTests(t)
-	dir := os.Getenv("DREVAL_PEERS")
-	if dir == "" {
-		c, err := os.UserCacheDir()
-		if err != nil {
-			t.Skip(err)
-		}
-		dir = filepath.Join(c, "dreval", "peers")
-	}
-	py := filepath.Join(dir, "bin", "python")
+	py := filepath.Join(peersDir(t), "bin", "python")
 	if _, err := os.Stat(py); err != nil {
 		msg := fmt.Sprintf("the peers' Python environment is not installed (%s is absent); scripts/setup-peers.sh installs pytrec_eval, BEIR, ir_measures and ranx there", py)
 		if os.Getenv("DREVAL_REQUIRE_PEERS") == "1" {
@@ -41,6 +33,21 @@ func peersPythonOrSkip(t *testing.T) string {
 		t.Skip(msg)
 	}
 	return py
+}
+
+// peersDir is where scripts/setup-peers.sh installs the peers' Python
+// environment and what it computes once for the tests (mpnet-reference):
+// $DREVAL_PEERS, else the user cache's dreval/peers.
+func peersDir(t *testing.T) string {
+	t.Helper()
+	if dir := os.Getenv("DREVAL_PEERS"); dir != "" {
+		return dir
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		t.Skip(err)
+	}
+	return filepath.Join(c, "dreval", "peers")
 }
 
 // skipPeersTests skips the tests that compare dreval with the peers (the

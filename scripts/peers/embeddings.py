@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Reference embeddings of a sentence-transformers model, for dreval's tests.
 
-Run by hand (not by the tests, which need no Python) in the peers'
-environment that scripts/setup-peers.sh installs with PEERS_TORCH=1:
+Run by scripts/setup-peers.sh with PEERS_TORCH=1 where mpnet is installed
+(not by the tests, which need no Python), in the peers' environment:
 
     ~/.cache/dreval/peers/bin/python scripts/peers/embeddings.py \
         -model ~/.cache/dreval/models/mpnet -n 200 \
-        -out cmd/dreval/testdata/mpnet-reference
+        -out ~/.cache/dreval/peers/mpnet-reference
+
+The output is derived from the model's weights, so it stays in the user
+cache, never in the repository.
 
 It embeds the first N passages of the demo collection
 (dataset/demo/corpus.jsonl), each as dreval embeds a .jsonl record (title,
