@@ -3,7 +3,8 @@ package serve
 import (
 	"context"
 	"net/http"
-	"sort"
+
+	"github.com/dreval/dreval/encoder"
 )
 
 // The bounds of one EmbedIDs call of an encode request: the engines'
@@ -22,7 +23,7 @@ const (
 // time ran out stops within a batch, and frees its slot.
 func embedBatches(ctx context.Context, enc Encoder, ids [][]int32) ([][]float32, error) {
 	out := make([][]float32, len(ids))
-	for _, b := range batches(ids, batchSeqs, batchTokens) {
+	for _, b := range encoder.Batches(ids, batchSeqs, batchTokens) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -42,32 +43,4 @@ func embedBatches(ctx context.Context, enc Encoder, ids [][]int32) ([][]float32,
 		}
 	}
 	return out, nil
-}
-
-// batches groups the indices of seqs as the engines do (encoder.Batches):
-// sorted by
-// length, longest first (ties in order), cut when a batch holds maxSeqs
-// sequences or the next would take it past maxTokens ids.
-func batches(seqs [][]int32, maxSeqs, maxTokens int) [][]int {
-	order := make([]int, len(seqs))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return len(seqs[order[a]]) > len(seqs[order[b]]) })
-	var out [][]int
-	var cur []int
-	tokens := 0
-	for _, i := range order {
-		n := len(seqs[i])
-		if len(cur) > 0 && (len(cur) >= maxSeqs || tokens+n > maxTokens) {
-			out = append(out, cur)
-			cur, tokens = nil, 0
-		}
-		cur = append(cur, i)
-		tokens += n
-	}
-	if len(cur) > 0 {
-		out = append(out, cur)
-	}
-	return out
 }

@@ -7,45 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dreval/dreval/encoder"
 	"github.com/dreval/dreval/encoder/transformer"
 	"github.com/dreval/dreval/internal/sharedtest"
 	"github.com/dreval/dreval/modelfiles"
 )
-
-// TestBatchesAreTheEngines: an encode request is embedded in batches
-// made as the engines make theirs (encoder.Batches), with serve's bounds.
-func TestBatchesAreTheEngines(t *testing.T) {
-	seqs := func(lens ...int) [][]int32 {
-		out := make([][]int32, len(lens))
-		for i, n := range lens {
-			out[i] = make([]int32, n)
-		}
-		return out
-	}
-	many := make([]int, 1024)
-	for i := range many {
-		many[i] = 3 + (i*37)%254
-	}
-	for _, tt := range []struct {
-		name string
-		ids  [][]int32
-	}{
-		{"none", nil},
-		{"one", seqs(5)},
-		{"ties keep their order", seqs(4, 4, 4, 2, 4)},
-		{"33 short: two batches", seqs(make([]int, 33)...)},
-		{"token bound", seqs(5000, 4000, 3000, 200)},
-		{"1024 mixed", seqs(many...)},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			got, want := batches(tt.ids, batchSeqs, batchTokens), encoder.Batches(tt.ids, batchSeqs, batchTokens)
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("batches %v, the engines' %v", got, want)
-			}
-		})
-	}
-}
 
 // TestEncodeMiniLMBatches: a request of many texts of mixed lengths
 // (up to 120 ids), embedded in serve's batches, gets exactly the vectors

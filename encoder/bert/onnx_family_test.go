@@ -1,7 +1,6 @@
 package bert
 
 import (
-	"bytes"
 	"maps"
 	"math"
 	"slices"
@@ -14,28 +13,6 @@ import (
 	"github.com/dreval/dreval/modelfiles"
 )
 
-// checkpoint returns a tiny checkpoint in a published layout and its
-// configuration, after edit changes config.json's fields.
-func onnxCheckpoint(t testing.TB, layout string, s berttest.Sizes, edit func(map[string]any)) (*berttest.Checkpoint, modelfiles.Config) {
-	t.Helper()
-	cp, err := berttest.New(layout, s, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if edit != nil {
-		edit(cp.Config)
-	}
-	js, err := cp.ConfigJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := modelfiles.ReadConfig(bytes.NewReader(js), layout+"/config.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cp, cfg
-}
-
 // TestExportEveryLayout exports each published layout (heads and
 // prefixes included) at two opsets and reads it back: the graph's weights
 // are the backbone's bit for bit, ONNXInfo says the family, inputs, padding
@@ -46,7 +23,7 @@ func TestExportEveryLayout(t *testing.T) {
 	for _, layout := range berttest.Layouts() {
 		for _, opset := range []int{14, 17} {
 			t.Run(layout+"/"+string(rune('0'+opset/10))+string(rune('0'+opset%10)), func(t *testing.T) {
-				cp, cfg := onnxCheckpoint(t, layout, berttest.Sizes{}, nil)
+				cp, cfg := checkpoint(t, layout, berttest.Sizes{}, 9, nil)
 				want, heads, err := Backbone(cfg, cp.Tensors, cp.Prefix)
 				if err != nil {
 					t.Fatal(err)
@@ -112,7 +89,7 @@ func TestExportActivations(t *testing.T) {
 		{"distilbert-base-uncased", "activation", "relu", "relu"},
 		{"all-mpnet-base-v2", "hidden_act", "relu", "relu"},
 	} {
-		cp, cfg := onnxCheckpoint(t, c.layout, berttest.Sizes{}, func(m map[string]any) { m[c.field] = c.act })
+		cp, cfg := checkpoint(t, c.layout, berttest.Sizes{}, 9, func(m map[string]any) { m[c.field] = c.act })
 		for _, opset := range []int{14, 20} {
 			m, err := ExportONNX(cp.Tensors, cfg, ONNXOptions{Opset: opset})
 			if err != nil {
@@ -140,8 +117,8 @@ func TestExportActivations(t *testing.T) {
 // TestExportPrefixOfOneTower exports each of DPR's towers from a set
 // holding both.
 func TestExportPrefixOfOneTower(t *testing.T) {
-	q, cfg := onnxCheckpoint(t, "dpr-question-encoder", berttest.Sizes{}, nil)
-	c, _ := onnxCheckpoint(t, "dpr-ctx-encoder", berttest.Sizes{}, nil)
+	q, cfg := checkpoint(t, "dpr-question-encoder", berttest.Sizes{}, 9, nil)
+	c, _ := checkpoint(t, "dpr-ctx-encoder", berttest.Sizes{}, 9, nil)
 	both := maps.Clone(q.Tensors)
 	maps.Copy(both, c.Tensors)
 	if _, err := ExportONNX(both, cfg, ONNXOptions{}); err == nil || !strings.Contains(err.Error(), "several bert backbones") {
@@ -162,7 +139,7 @@ func TestExportPrefixOfOneTower(t *testing.T) {
 }
 
 func TestCheckConfigFamilies(t *testing.T) {
-	cp, cfg := onnxCheckpoint(t, "xlm-roberta-base", berttest.Sizes{}, nil)
+	cp, cfg := checkpoint(t, "xlm-roberta-base", berttest.Sizes{}, 9, nil)
 	m, err := ExportONNX(cp.Tensors, cfg, ONNXOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +162,7 @@ func TestCheckConfigFamilies(t *testing.T) {
 			t.Errorf("CheckConfig = %v, want %s", err, c.want)
 		}
 	}
-	cp, cfg = onnxCheckpoint(t, "all-mpnet-base-v2", berttest.Sizes{Buckets: 40}, nil)
+	cp, cfg = checkpoint(t, "all-mpnet-base-v2", berttest.Sizes{Buckets: 40}, 9, nil)
 	if m, err = ExportONNX(cp.Tensors, cfg, ONNXOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +235,7 @@ func TestReadRefusesFamilyGraphs(t *testing.T) {
 		}, `distilbert weights with hidden size 8 and 2 layers: tensor "transformer.layer.1.sa_layer_norm.bias" is missing`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cp, cfg := onnxCheckpoint(t, c.layout, berttest.Sizes{}, nil)
+			cp, cfg := checkpoint(t, c.layout, berttest.Sizes{}, 9, nil)
 			m, err := ExportONNX(cp.Tensors, cfg, ONNXOptions{})
 			if err != nil {
 				t.Fatal(err)

@@ -477,7 +477,7 @@ func FuzzReadWeights(f *testing.F) {
 	f.Add(valid[:len(valid)/3])
 	f.Add([]byte{0x08, 0x07, 0x3a, 0x00})
 	for _, layout := range []string{"roberta-base", "distilbert-base-uncased", "all-mpnet-base-v2"} {
-		cp, cfg := onnxCheckpoint(f, layout, berttest.Sizes{Vocab: 4, Hidden: 2, Layers: 1, Heads: 1, Intermediate: 2, Positions: 4}, nil)
+		cp, cfg := checkpoint(f, layout, berttest.Sizes{Vocab: 4, Hidden: 2, Layers: 1, Heads: 1, Intermediate: 2, Positions: 4}, 9, nil)
 		f.Add(exportBytes(f, cp.Tensors, cfg, 14))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,19 +32,6 @@ func linkTree(src, dst string) error {
 		if err := os.Link(p, to); err == nil {
 			return nil
 		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(to)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
+		return copyFile(p, to)
 	})
 }
